@@ -1,0 +1,58 @@
+# duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>])
+# Embeds an algorithm's kernels into <target>: the OpenCL C source as text, and, when nvcc is
+# found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
+# entry plus PTX of the newest, for GPUs newer than the build). The target gets the header
+# <duet_kernels/<name>.hpp> declaring `const duet::ProgramSource& duet::kernels::<name>()`.
+# Every embedded .cl is also recorded in the global property DUET_OPENCL_KERNELS, so a test can
+# build them all on every OpenCL device.
+set(DUET_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_program.cmake)
+
+function(duet_embed_kernels target)
+  cmake_parse_arguments(ARG "" "NAME;OPENCL;CUDA" "" ${ARGN})
+  if(NOT ARG_NAME)
+    message(FATAL_ERROR "duet_embed_kernels(${target}): NAME is required")
+  endif()
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/duet_kernels)
+  set(images "")
+  set(depends "")
+
+  if(ARG_OPENCL)
+    get_filename_component(cl_file ${ARG_OPENCL} ABSOLUTE)
+    list(APPEND images "opencl_c=${cl_file}")
+    list(APPEND depends ${cl_file})
+    set_property(GLOBAL APPEND PROPERTY DUET_OPENCL_KERNELS "${ARG_NAME}=${cl_file}")
+  endif()
+
+  if(ARG_CUDA AND DUET_HAVE_NVCC)
+    get_filename_component(cu_file ${ARG_CUDA} ABSOLUTE)
+    set(fatbin ${out_dir}/${ARG_NAME}.fatbin)
+    set(gencode "")
+    foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      string(REGEX REPLACE "-(real|virtual)$" "" arch "${arch}")
+      list(APPEND gencode "-gencode=arch=compute_${arch},code=sm_${arch}")
+      set(newest ${arch})
+    endforeach()
+    list(APPEND gencode "-gencode=arch=compute_${newest},code=compute_${newest}")
+    add_custom_command(
+      OUTPUT ${fatbin}
+      COMMAND ${CMAKE_CUDA_COMPILER} -fatbin -std=c++17 -O3 ${gencode} -o ${fatbin} ${cu_file}
+      DEPENDS ${cu_file}
+      COMMENT "nvcc: ${ARG_NAME}.cu -> fatbin (sm ${CMAKE_CUDA_ARCHITECTURES} + PTX)"
+      VERBATIM)
+    list(APPEND images "fatbin=${fatbin}")
+    list(APPEND depends ${fatbin})
+  endif()
+
+  set(source ${out_dir}/${ARG_NAME}.cpp)
+  set(header ${out_dir}/duet_kernels/${ARG_NAME}.hpp)
+  string(REPLACE ";" "|" images_arg "${images}")
+  add_custom_command(
+    OUTPUT ${source} ${header}
+    COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} "-DIMAGES=${images_arg}" -DSOURCE=${source} -DHEADER=${header}
+            -P ${DUET_EMBED_SCRIPT}
+    DEPENDS ${depends} ${DUET_EMBED_SCRIPT}
+    COMMENT "duet: embedding kernels of ${ARG_NAME}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${source})
+  target_include_directories(${target} PUBLIC ${out_dir})
+endfunction()

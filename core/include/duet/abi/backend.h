@@ -1,0 +1,235 @@
+/* duet backend plugin ABI: the only contract between the core library and a backend plugin.
+ * Plain C so that any compiler and language can implement it. A backend exports one symbol,
+ * duet_backend_entry, which hands out its function table for a requested ABI version. */
+#ifndef DUET_ABI_BACKEND_H
+#define DUET_ABI_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The major version changes when anything existing changes meaning; the minor version grows when
+ * slots are appended to the end of duet_backend_v1. A core accepts a backend whose major equals
+ * its own; slots past the backend's reported table size are treated as "not supported". */
+#define DUET_ABI_MAJOR 1
+#define DUET_ABI_MINOR 0
+#define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
+#define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
+
+typedef enum duet_status {
+    DUET_SUCCESS = 0,
+    DUET_ERROR_BACKEND = 1,          /* a native API call failed; the detail names it */
+    DUET_ERROR_INVALID_ARGUMENT = 2, /* bad sizes, ranges, handles of another device */
+    DUET_ERROR_NOT_FOUND = 3,        /* unknown kernel name and similar look-ups */
+    DUET_ERROR_BUILD = 4,            /* program build failed; the message holds the full log */
+    DUET_ERROR_UNSUPPORTED = 5,      /* the backend cannot do this at all */
+    DUET_ERROR_OUT_OF_MEMORY = 6,
+    DUET_ERROR_UNAVAILABLE = 7,      /* the backend cannot run here (no driver, no devices) */
+    DUET_ERROR_ABI_MISMATCH = 8
+} duet_status;
+
+/* Detail of the last failure on the calling thread. The strings live in the backend and stay
+ * valid until that thread's next call into the same backend. */
+typedef struct duet_error_detail {
+    const char* call;        /* the native call that failed, e.g. "clEnqueueNDRangeKernel" */
+    int64_t native_code;     /* e.g. -54 for CL_INVALID_WORK_GROUP_SIZE, 0 when none */
+    const char* native_name; /* e.g. "CL_INVALID_WORK_GROUP_SIZE", "" when none */
+    const char* message;     /* readable explanation; the full compiler log for DUET_ERROR_BUILD */
+} duet_error_detail;
+
+/* Opaque handles, owned by the backend. */
+typedef struct duet_device_s* duet_device;
+typedef struct duet_queue_s* duet_queue;
+typedef struct duet_buffer_s* duet_buffer;
+typedef struct duet_host_memory_s* duet_host_memory;
+typedef struct duet_event_s* duet_event;
+typedef struct duet_program_s* duet_program;
+typedef struct duet_kernel_s* duet_kernel;
+
+typedef enum duet_device_type {
+    DUET_DEVICE_OTHER = 0,
+    DUET_DEVICE_GPU = 1,
+    DUET_DEVICE_CPU = 2,
+    DUET_DEVICE_ACCELERATOR = 3
+} duet_device_type;
+
+/* Properties under common names. Zero means "not known on this backend". */
+typedef struct duet_device_properties {
+    char name[256];
+    char vendor[128];
+    char driver_version[64];
+    char platform[128];    /* OpenCL platform name; "CUDA" on CUDA */
+    char api_version[64];  /* OpenCL: CL_DEVICE_VERSION; CUDA: the driver's CUDA version */
+    duet_device_type type;
+    uint32_t compute_units;            /* OpenCL compute units, CUDA multiprocessors */
+    uint64_t max_block_size;           /* max work-items per work-group / threads per block */
+    uint64_t max_block_dims[3];        /* per dimension */
+    uint64_t max_grid_dims[3];         /* blocks per dimension (OpenCL: from address bits) */
+    uint32_t warp_width;               /* warp size / preferred work-group size multiple */
+    uint64_t local_memory_per_block;   /* shared memory per block (default limit) */
+    uint64_t local_memory_per_block_optin; /* CUDA opt-in limit; equals the default elsewhere */
+    uint64_t global_memory;
+    uint64_t max_allocation;           /* largest single buffer */
+    uint64_t l2_cache;
+    uint32_t clock_mhz;
+    uint32_t compute_capability_major; /* CUDA only */
+    uint32_t compute_capability_minor;
+    uint32_t opencl_version_major;     /* OpenCL only */
+    uint32_t opencl_version_minor;
+    uint32_t base_address_alignment;   /* bytes; pitched rows are rounded up to it */
+    uint32_t copy_engines;
+    uint32_t can_map_host_memory;
+    uint32_t unified_addressing;
+    uint32_t integrated;
+    uint32_t ecc;
+    uint32_t registers_per_block;
+    uint32_t max_threads_per_multiprocessor;
+    uint32_t memory_bus_width_bits;
+    uint32_t memory_clock_mhz;
+} duet_device_properties;
+
+typedef void (*duet_property_sink)(void* context, const char* key, const char* value);
+
+typedef enum duet_host_memory_kind {
+    DUET_HOST_PINNED = 1,         /* page-locked, DMA-capable */
+    DUET_HOST_WRITE_COMBINED = 2, /* pinned, uncached for the CPU, fast host->device */
+    DUET_HOST_MAPPED = 3          /* pinned and visible to kernels (zero-copy) */
+} duet_host_memory_kind;
+
+/* One side of a rectangular copy, in the layout of cudaMemcpy3D: the origin in bytes and rows,
+ * rows of row_pitch bytes, slices of rows_per_slice rows. */
+typedef struct duet_rect_side {
+    size_t origin_bytes;
+    size_t origin_row;
+    size_t origin_slice;
+    size_t row_pitch;
+    size_t rows_per_slice;
+} duet_rect_side;
+
+typedef struct duet_extent {
+    size_t width_bytes;
+    size_t height;
+    size_t depth;
+} duet_extent;
+
+typedef enum duet_arg_kind {
+    DUET_ARG_BUFFER = 1, /* a device buffer, passed as a pointer */
+    DUET_ARG_VALUE = 2,  /* bytes copied by value */
+    DUET_ARG_LOCAL = 3   /* dynamic local (shared) memory of the given size; at most one */
+} duet_arg_kind;
+
+typedef struct duet_kernel_arg {
+    duet_arg_kind kind;
+    duet_buffer buffer;
+    const void* value;
+    size_t size;
+} duet_kernel_arg;
+
+typedef struct duet_launch_range {
+    uint32_t dims;
+    size_t grid[3];
+    size_t block[3];
+} duet_launch_range;
+
+/* Program formats a backend may take; the core picks the first one a program ships. */
+typedef enum duet_program_format {
+    DUET_FORMAT_OPENCL_C = 1, /* OpenCL C source */
+    DUET_FORMAT_CUDA_C = 2,   /* CUDA C++ source, compiled at run time */
+    DUET_FORMAT_FATBIN = 3,   /* CUDA fatbin (SASS and PTX) */
+    DUET_FORMAT_NATIVE = 4    /* what duet_backend_v1.program_binary returned, for the cache */
+} duet_program_format;
+
+/* The function table. Every slot returns a duet_status; on failure the detail is available from
+ * last_error on the same thread. A NULL slot means "not supported by this backend". */
+typedef struct duet_backend_v1 {
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    size_t table_size; /* sizeof(duet_backend_v1) as the backend was built */
+    const char* name;  /* "opencl", "cuda": also the prefix of device selectors */
+
+    void (*last_error)(duet_error_detail* detail);
+
+    /* Backend life: initialize once before anything else; it fails with
+     * DUET_ERROR_UNAVAILABLE and a reason when the backend cannot run on this machine. */
+    duet_status (*initialize)(void);
+    duet_status (*version)(const char** text); /* driver / runtime / compiler versions */
+
+    duet_status (*device_count)(uint32_t* count);
+    duet_status (*device_get)(uint32_t index, duet_device* device);
+    duet_status (*device_properties)(duet_device device, duet_device_properties* properties);
+    duet_status (*device_raw_properties)(duet_device device, duet_property_sink sink, void* context);
+    /* cl_device_id and cl_context, or CUdevice (widened to a pointer) and CUcontext. */
+    duet_status (*device_native)(duet_device device, void** native_device, void** native_context);
+    /* A program format the device accepts, in order of preference; index past the end gives 0. */
+    duet_status (*device_program_format)(duet_device device, uint32_t index, duet_program_format* format);
+
+    duet_status (*queue_create)(duet_device device, duet_queue* queue);
+    duet_status (*queue_release)(duet_queue queue);
+    duet_status (*queue_finish)(duet_queue queue);
+    duet_status (*queue_write)(duet_queue queue, duet_buffer dst, size_t offset, const void* src, size_t bytes);
+    duet_status (*queue_read)(duet_queue queue, void* dst, duet_buffer src, size_t offset, size_t bytes);
+    duet_status (*queue_copy)(duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src,
+                              size_t src_offset, size_t bytes);
+    duet_status (*queue_fill)(duet_queue queue, duet_buffer dst, size_t offset, size_t bytes,
+                              const void* pattern, size_t pattern_size);
+    duet_status (*queue_write_rect)(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side,
+                                    const void* src, const duet_rect_side* src_side, const duet_extent* extent);
+    duet_status (*queue_read_rect)(duet_queue queue, void* dst, const duet_rect_side* dst_side, duet_buffer src,
+                                   const duet_rect_side* src_side, const duet_extent* extent);
+    duet_status (*queue_copy_rect)(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side,
+                                   duet_buffer src, const duet_rect_side* src_side, const duet_extent* extent);
+    /* The core has checked the range against the device's and the kernel's limits; the backend
+     * checks the argument count against what the kernel declares, where it can introspect. */
+    duet_status (*queue_launch)(duet_queue queue, duet_kernel kernel, const duet_launch_range* range,
+                                const duet_kernel_arg* args, uint32_t arg_count);
+    duet_status (*queue_record)(duet_queue queue, duet_event* event);
+    duet_status (*queue_wait)(duet_queue queue, duet_event event);
+    duet_status (*queue_native)(duet_queue queue, void** native);
+
+    duet_status (*buffer_create)(duet_device device, size_t bytes, duet_buffer* buffer);
+    /* Rows of width_bytes, padded to a pitch the backend chooses. */
+    duet_status (*buffer_create_pitched)(duet_device device, size_t width_bytes, size_t rows, duet_buffer* buffer,
+                                         size_t* pitch);
+    duet_status (*buffer_release)(duet_buffer buffer);
+    duet_status (*buffer_native)(duet_buffer buffer, void** native);
+
+    duet_status (*host_alloc)(duet_device device, size_t bytes, duet_host_memory_kind kind,
+                              duet_host_memory* memory, void** pointer);
+    duet_status (*host_register)(duet_device device, void* pointer, size_t bytes, duet_host_memory* memory);
+    duet_status (*host_release)(duet_host_memory memory);
+    /* A device-side buffer aliasing the host memory (mapped and registered memory). */
+    duet_status (*host_device_buffer)(duet_host_memory memory, duet_buffer* buffer);
+
+    duet_status (*event_release)(duet_event event);
+    duet_status (*event_wait)(duet_event event);
+    duet_status (*event_query)(duet_event event, int* complete);
+    duet_status (*event_elapsed_ms)(duet_event start, duet_event end, double* milliseconds);
+
+    duet_status (*program_create)(duet_device device, duet_program_format format, const void* data, size_t size,
+                                  const char* options, duet_program* program);
+    duet_status (*program_release)(duet_program program);
+    /* The built program in DUET_FORMAT_NATIVE, for the disk cache; sink gets it in one piece. */
+    duet_status (*program_binary)(duet_program program, void (*sink)(void* context, const void* data, size_t size),
+                                  void* context);
+    duet_status (*program_kernel_names)(duet_program program, const char** names); /* ';'-separated */
+
+    duet_status (*kernel_create)(duet_program program, const char* name, duet_kernel* kernel);
+    duet_status (*kernel_release)(duet_kernel kernel);
+    /* Kernel-specific limits: work-items per block and static local memory. */
+    duet_status (*kernel_limits)(duet_kernel kernel, uint64_t* max_block_size, uint64_t* static_local_memory);
+} duet_backend_v1;
+
+/* The one exported symbol, declared by each backend as
+ *     extern "C" DUET_BACKEND_EXPORT duet_status duet_backend_entry(uint32_t, uint32_t, const duet_backend_v1**);
+ * It fills *table when abi_major matches its own; otherwise it returns DUET_ERROR_ABI_MISMATCH
+ * and still fills *table, so the core can name both versions. */
+typedef duet_status (*duet_backend_entry_fn)(uint32_t abi_major, uint32_t abi_minor, const duet_backend_v1** table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUET_ABI_BACKEND_H */

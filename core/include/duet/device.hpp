@@ -1,0 +1,121 @@
+// A device of one backend: its properties under common names, and the factory for everything
+// that lives on it (queues, buffers, host memory, programs).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <duet/buffer.hpp>
+#include <duet/host_memory.hpp>
+
+namespace duet {
+
+class Queue;
+class Program;
+struct ProgramSource;
+struct BuildOptions;
+
+namespace detail {
+struct DeviceState;
+}
+
+enum class DeviceType { other, gpu, cpu, accelerator };
+
+/// deviceQuery and clinfo under one set of names. Zero means "not known on this backend".
+struct DeviceProperties {
+    std::string name;
+    std::string vendor;
+    std::string driver_version;
+    std::string platform;     ///< OpenCL platform name; "CUDA" on CUDA
+    std::string api_version;  ///< CL_DEVICE_VERSION, or the CUDA driver version
+    DeviceType type = DeviceType::other;
+    std::uint32_t compute_units = 0; ///< CL_DEVICE_MAX_COMPUTE_UNITS / multiprocessor count
+    std::uint64_t max_block_size = 0; ///< CL_DEVICE_MAX_WORK_GROUP_SIZE / maxThreadsPerBlock
+    std::array<std::uint64_t, 3> max_block_dims{};
+    std::array<std::uint64_t, 3> max_grid_dims{};
+    std::uint32_t warp_width = 0; ///< warp size / CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+    std::uint64_t local_memory_per_block = 0; ///< shared / __local memory per block
+    std::uint64_t local_memory_per_block_optin = 0;
+    std::uint64_t global_memory = 0;
+    std::uint64_t max_allocation = 0; ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE; total memory on CUDA
+    std::uint64_t l2_cache = 0;
+    std::uint32_t clock_mhz = 0;
+    std::uint32_t compute_capability_major = 0;
+    std::uint32_t compute_capability_minor = 0;
+    std::uint32_t opencl_version_major = 0;
+    std::uint32_t opencl_version_minor = 0;
+    std::uint32_t base_address_alignment = 0; ///< bytes; pitched rows are padded to it
+    std::uint32_t copy_engines = 0;
+    bool can_map_host_memory = false;
+    bool unified_addressing = false;
+    bool integrated = false;
+    bool ecc = false;
+    std::uint32_t registers_per_block = 0;
+    std::uint32_t max_threads_per_multiprocessor = 0;
+    std::uint32_t memory_bus_width_bits = 0;
+    std::uint32_t memory_clock_mhz = 0;
+    /// Every property the backend reports, under its own names (CL_DEVICE_*, CU_DEVICE_ATTRIBUTE_*).
+    std::vector<std::pair<std::string, std::string>> raw;
+};
+
+struct NativeDevice {
+    void* device;  ///< cl_device_id, or CUdevice widened to a pointer
+    void* context; ///< cl_context, or the primary CUcontext
+};
+
+class Device {
+public:
+    explicit Device(std::shared_ptr<const detail::DeviceState> state);
+
+    const DeviceProperties& properties() const;
+    const std::string& backend() const;
+    std::uint32_t index() const; ///< position within its backend
+    std::string selector() const; ///< "opencl:0", accepted by Registry::select and DUET_DEVICE
+
+    /// An in-order queue (cl_command_queue with profiling / CUstream).
+    Queue create_queue() const;
+
+    /// Device memory (clCreateBuffer / cuMemAlloc). Fails with OutOfMemory past the device's limits.
+    RawBuffer alloc_bytes(std::size_t bytes) const;
+    template <class T>
+    Buffer<T> alloc(std::size_t count) const
+    {
+        return Buffer<T>(alloc_bytes(checked_bytes(count, sizeof(T))));
+    }
+
+    /// Rows padded to a pitch the backend chooses (cuMemAllocPitch; on OpenCL the row rounded up
+    /// to CL_DEVICE_MEM_BASE_ADDR_ALIGN). A 3D volume is depth × height rows.
+    template <class T>
+    PitchedBuffer<T> alloc_pitched(std::size_t width, std::size_t height, std::size_t depth = 1) const
+    {
+        auto [raw, pitch] = alloc_pitched_bytes(checked_bytes(width, sizeof(T)), checked_bytes(height, depth));
+        return PitchedBuffer<T>(std::move(raw), pitch, width, height, depth);
+    }
+
+    /// Host memory of the given kind; a kind the backend cannot give throws Unsupported.
+    HostBuffer alloc_host(std::size_t bytes, HostMemoryKind kind) const;
+    /// Page-locks existing host memory for this device (cuMemHostRegister / CL_MEM_USE_HOST_PTR).
+    HostBuffer register_host(void* pointer, std::size_t bytes) const;
+
+    /// Builds (or fetches from the cache) the program for this device.
+    Program build(const ProgramSource& source) const;
+    Program build(const ProgramSource& source, const BuildOptions& options) const;
+
+    NativeDevice native() const;
+
+    const std::shared_ptr<const detail::DeviceState>& state() const { return state_; }
+    friend bool operator==(const Device& a, const Device& b) { return a.state_ == b.state_; }
+
+private:
+    std::pair<RawBuffer, std::size_t> alloc_pitched_bytes(std::size_t width_bytes, std::size_t rows) const;
+    std::size_t checked_bytes(std::size_t count, std::size_t size) const;
+
+    std::shared_ptr<const detail::DeviceState> state_;
+};
+
+} // namespace duet

@@ -1,0 +1,12 @@
+// The whole public API of duet.
+#pragma once
+
+#include <duet/buffer.hpp>
+#include <duet/device.hpp>
+#include <duet/error.hpp>
+#include <duet/event.hpp>
+#include <duet/host_memory.hpp>
+#include <duet/program.hpp>
+#include <duet/queue.hpp>
+#include <duet/range.hpp>
+#include <duet/registry.hpp>

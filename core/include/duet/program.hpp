@@ -1,0 +1,93 @@
+// Programs and kernels: built from the sources and binaries an algorithm embeds, with options
+// and -D defines, cached in memory and on disk; kernels looked up by name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace duet {
+
+class Device;
+
+namespace detail {
+struct ProgramState;
+struct KernelState;
+} // namespace detail
+
+enum class ProgramFormat : std::uint32_t {
+    opencl_c = 1, ///< OpenCL C source (clCreateProgramWithSource)
+    cuda_c = 2,   ///< CUDA C++ source, compiled at run time by NVRTC
+    fatbin = 3,   ///< CUDA fatbin with SASS and PTX (cuModuleLoadData)
+    native = 4    ///< a device-specific binary returned by Program::binary()
+};
+
+std::string_view to_string(ProgramFormat format);
+
+struct ProgramImage {
+    ProgramFormat format;
+    std::string_view data;
+};
+
+/// One program in every form it ships; a device builds the first form its backend takes.
+/// duet_embed_kernels() in CMake generates these from .cl and .cu files.
+struct ProgramSource {
+    std::string name;
+    std::vector<ProgramImage> images;
+};
+
+struct BuildOptions {
+    std::string flags;                                        ///< passed to the compiler as given
+    std::vector<std::pair<std::string, std::string>> defines; ///< -D name=value
+    std::vector<std::filesystem::path> include_dirs;          ///< -I dir; included headers join the cache key
+    bool use_cache = true; ///< also off for every build when DUET_CACHE=off
+};
+
+/// Dynamic local memory for a launch: a __local pointer argument on OpenCL, the launch's dynamic
+/// shared memory size on CUDA (where it is not a kernel parameter). At most one per launch.
+struct LocalMemory {
+    std::size_t bytes;
+};
+
+class Kernel {
+public:
+    Kernel() = default;
+    explicit Kernel(std::shared_ptr<const detail::KernelState> state) : state_(std::move(state)) {}
+
+    const std::string& name() const;
+    /// Work-items per block this kernel can launch with (CL_KERNEL_WORK_GROUP_SIZE /
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
+    std::uint64_t max_block_size() const;
+    /// Local memory the kernel declares statically (CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).
+    std::uint64_t static_local_memory() const;
+
+    const std::shared_ptr<const detail::KernelState>& state() const { return state_; }
+
+private:
+    std::shared_ptr<const detail::KernelState> state_;
+};
+
+class Program {
+public:
+    Program() = default;
+    explicit Program(std::shared_ptr<const detail::ProgramState> state) : state_(std::move(state)) {}
+
+    /// clCreateKernel / cuModuleGetFunction; an unknown name throws NotFound listing the names.
+    Kernel kernel(std::string_view name) const;
+    std::vector<std::string> kernel_names() const;
+    /// The built binary (an OpenCL program binary, a CUDA cubin), loadable as ProgramFormat::native.
+    std::string binary() const;
+    Device device() const;
+
+    const std::shared_ptr<const detail::ProgramState>& state() const { return state_; }
+
+private:
+    std::shared_ptr<const detail::ProgramState> state_;
+};
+
+} // namespace duet

@@ -1,0 +1,192 @@
+// An in-order queue of copies, fills and launches (cl_command_queue / CUstream). Every operation
+// is non-blocking: host memory handed to a copy must stay valid until the queue has passed it
+// (finish(), or an Event recorded after it). Arguments are checked before anything is enqueued.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <duet/buffer.hpp>
+#include <duet/event.hpp>
+#include <duet/host_memory.hpp>
+#include <duet/program.hpp>
+#include <duet/range.hpp>
+
+namespace duet {
+
+class Device;
+
+namespace detail {
+struct QueueState;
+
+/// One kernel argument on its way to the backend.
+struct LaunchArg {
+    enum class Kind { buffer, value, local } kind;
+    const RawBuffer* buffer = nullptr;
+    const void* value = nullptr;
+    std::size_t size = 0;
+};
+
+template <class T>
+LaunchArg launch_arg(const T& value)
+{
+    static_assert(!std::is_pointer_v<T>, "host pointers are not kernel arguments: pass a duet buffer");
+    static_assert(std::is_trivially_copyable_v<T>, "kernel arguments by value must be trivially copyable");
+    return {LaunchArg::Kind::value, nullptr, &value, sizeof(T)};
+}
+inline LaunchArg launch_arg(const RawBuffer& buffer) { return {LaunchArg::Kind::buffer, &buffer, nullptr, 0}; }
+template <class T>
+LaunchArg launch_arg(const Buffer<T>& buffer)
+{
+    return launch_arg(buffer.raw());
+}
+template <class T>
+LaunchArg launch_arg(const PitchedBuffer<T>& buffer)
+{
+    return launch_arg(buffer.raw());
+}
+inline LaunchArg launch_arg(const LocalMemory& local) { return {LaunchArg::Kind::local, nullptr, nullptr, local.bytes}; }
+} // namespace detail
+
+/// One side of a rectangular copy, laid out as in cudaMemcpy3D: the origin in bytes, rows and
+/// slices, rows `row_pitch` bytes apart, `rows_per_slice` rows to a slice.
+struct RectSide {
+    std::size_t origin_bytes = 0;
+    std::size_t origin_row = 0;
+    std::size_t origin_slice = 0;
+    std::size_t row_pitch = 0;
+    std::size_t rows_per_slice = 0;
+};
+
+/// The copied region: width in bytes, then rows and slices.
+struct Extent {
+    std::size_t width_bytes = 0;
+    std::size_t height = 1;
+    std::size_t depth = 1;
+};
+
+class Queue {
+public:
+    explicit Queue(std::shared_ptr<const detail::QueueState> state) : state_(std::move(state)) {}
+
+    Device device() const;
+
+    /// clEnqueueWriteBuffer / cuMemcpyHtoDAsync
+    void write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes);
+    /// clEnqueueReadBuffer / cuMemcpyDtoHAsync
+    void read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, std::size_t bytes);
+    /// clEnqueueCopyBuffer / cuMemcpyDtoDAsync
+    void copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBuffer& src, std::size_t src_offset,
+                    std::size_t bytes);
+    /// clEnqueueFillBuffer / cuMemsetD{8,16,32}Async; offset and size are multiples of the pattern.
+    void fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                    std::size_t pattern_size);
+
+    /// clEnqueue{Write,Read,Copy}BufferRect / cuMemcpy3DAsync (cuMemcpy2DAsync for one slice).
+    void write_rect(const RawBuffer& dst, const RectSide& dst_side, const void* src, const RectSide& src_side,
+                    const Extent& extent);
+    void read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
+                   const Extent& extent);
+    void copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
+                   const Extent& extent);
+
+    template <class T>
+    void write(const BufferView<T>& dst, std::span<const T> src)
+    {
+        check_count(dst.count, src.size());
+        write_bytes(dst.buffer, dst.offset * sizeof(T), src.data(), src.size_bytes());
+    }
+    template <class T>
+    void write(const Buffer<T>& dst, std::span<const T> src)
+    {
+        write(BufferView<T>(dst), src);
+    }
+    template <class T>
+    void read(std::span<T> dst, const BufferView<T>& src)
+    {
+        check_count(src.count, dst.size());
+        read_bytes(dst.data(), src.buffer, src.offset * sizeof(T), dst.size_bytes());
+    }
+    template <class T>
+    void read(std::span<T> dst, const Buffer<T>& src)
+    {
+        read(dst, BufferView<T>(src));
+    }
+    template <class T>
+    void copy(const BufferView<T>& dst, const BufferView<T>& src)
+    {
+        check_count(dst.count, src.count);
+        copy_bytes(dst.buffer, dst.offset * sizeof(T), src.buffer, src.offset * sizeof(T), src.count * sizeof(T));
+    }
+    template <class T>
+    void fill(const BufferView<T>& dst, const T& value)
+    {
+        fill_bytes(dst.buffer, dst.offset * sizeof(T), dst.count * sizeof(T), &value, sizeof(T));
+    }
+
+    /// A densely packed host array (width × height × depth) to and from a pitched buffer.
+    template <class T>
+    void write(const PitchedBuffer<T>& dst, std::span<const T> src)
+    {
+        check_count(dst.width() * dst.height() * dst.depth(), src.size());
+        write_rect(dst.raw(), device_side(dst), src.data(), host_side(dst), extent(dst));
+    }
+    template <class T>
+    void read(std::span<T> dst, const PitchedBuffer<T>& src)
+    {
+        check_count(src.width() * src.height() * src.depth(), dst.size());
+        read_rect(dst.data(), host_side(src), src.raw(), device_side(src), extent(src));
+    }
+
+    /// clSetKernelArg + clEnqueueNDRangeKernel / cuLaunchKernel. Arguments: buffers, trivially
+    /// copyable values, and at most one LocalMemory. The range is checked against the device's
+    /// and the kernel's limits first; a range that breaks one throws InvalidArgument naming it.
+    template <class... Args>
+    void launch(const Kernel& kernel, const Range& range, const Args&... args)
+    {
+        const std::array<detail::LaunchArg, sizeof...(Args)> packed{detail::launch_arg(args)...};
+        launch_packed(kernel, range, packed.data(), packed.size());
+    }
+
+    /// clEnqueueMarkerWithWaitList / cuEventRecord
+    Event record();
+    /// Later work on this queue waits for `event`, which may come from another queue of the
+    /// same device (clEnqueueBarrierWithWaitList / cuStreamWaitEvent).
+    void wait(const Event& event);
+    /// clFinish / cuStreamSynchronize
+    void finish();
+
+    /// cl_command_queue or CUstream, for libraries such as CLBlast and cuBLAS.
+    void* native() const;
+
+    const std::shared_ptr<const detail::QueueState>& state() const { return state_; }
+
+private:
+    void launch_packed(const Kernel& kernel, const Range& range, const detail::LaunchArg* args, std::size_t count);
+    static void check_count(std::size_t expected, std::size_t given);
+
+    template <class T>
+    static RectSide device_side(const PitchedBuffer<T>& buffer)
+    {
+        return {0, 0, 0, buffer.pitch(), buffer.height()};
+    }
+    template <class T>
+    static RectSide host_side(const PitchedBuffer<T>& buffer)
+    {
+        return {0, 0, 0, buffer.width() * sizeof(T), buffer.height()};
+    }
+    template <class T>
+    static Extent extent(const PitchedBuffer<T>& buffer)
+    {
+        return {buffer.width() * sizeof(T), buffer.height(), buffer.depth()};
+    }
+
+    std::shared_ptr<const detail::QueueState> state_;
+};
+
+} // namespace duet

@@ -1,0 +1,139 @@
+// Device: properties, and the factory for queues, buffers and host memory on it.
+#include <duet/device.hpp>
+#include <duet/queue.hpp>
+
+#include "state.hpp"
+
+#include <limits>
+
+namespace duet {
+
+Device::Device(std::shared_ptr<const detail::DeviceState> state) : state_(std::move(state)) {}
+
+const DeviceProperties& Device::properties() const { return state_->properties; }
+const std::string& Device::backend() const { return state_->backend->name(); }
+std::uint32_t Device::index() const { return state_->index; }
+std::string Device::selector() const { return backend() + ":" + std::to_string(index()); }
+
+Queue Device::create_queue() const
+{
+    auto queue = std::make_shared<detail::QueueState>();
+    queue->device = state_;
+    state_->check(state_->backend->require(state_->api().queue_create, "queues")(state_->handle, &queue->handle));
+    return Queue(std::move(queue));
+}
+
+std::size_t Device::checked_bytes(std::size_t count, std::size_t size) const
+{
+    std::size_t bytes = 0;
+    if (__builtin_mul_overflow(count, size, &bytes)) {
+        detail::fail<OutOfMemory>(backend(), "Device::alloc",
+                                  std::to_string(count) + " elements of " + std::to_string(size) +
+                                      " bytes overflow the address space");
+    }
+    return bytes;
+}
+
+namespace {
+/// Refuses, before the driver sees it, an allocation the device cannot hold: OpenCL allocates
+/// lazily, so the failure would otherwise surface at first use instead of here.
+void check_fits(const detail::DeviceState& device, std::size_t bytes, const char* call)
+{
+    const auto& p = device.properties;
+    const auto limit = p.max_allocation != 0 ? p.max_allocation : p.global_memory;
+    if (limit != 0 && bytes > limit) {
+        detail::fail<OutOfMemory>(device.backend->name(), call,
+                                  std::to_string(bytes) + " bytes exceed the device's largest allocation (" +
+                                      std::to_string(limit) + " bytes; global memory " +
+                                      std::to_string(p.global_memory) + ")");
+    }
+    if (bytes == 0) {
+        detail::fail<InvalidArgument>(device.backend->name(), call, "an allocation of 0 bytes");
+    }
+}
+
+std::shared_ptr<detail::BufferState> new_buffer(const std::shared_ptr<const detail::DeviceState>& device,
+                                                std::size_t bytes)
+{
+    auto buffer = std::make_shared<detail::BufferState>();
+    buffer->device = device;
+    buffer->bytes = bytes;
+    return buffer;
+}
+} // namespace
+
+RawBuffer Device::alloc_bytes(std::size_t bytes) const
+{
+    check_fits(*state_, bytes, "Device::alloc");
+    auto buffer = new_buffer(state_, bytes);
+    state_->check(state_->backend->require(state_->api().buffer_create, "device buffers")(state_->handle, bytes,
+                                                                                          &buffer->handle));
+    return RawBuffer(std::move(buffer));
+}
+
+std::pair<RawBuffer, std::size_t> Device::alloc_pitched_bytes(std::size_t width_bytes, std::size_t rows) const
+{
+    check_fits(*state_, checked_bytes(width_bytes, rows), "Device::alloc_pitched");
+    auto buffer = new_buffer(state_, 0);
+    std::size_t pitch = 0;
+    state_->check(state_->backend->require(state_->api().buffer_create_pitched, "pitched buffers")(
+        state_->handle, width_bytes, rows, &buffer->handle, &pitch));
+    buffer->bytes = pitch * rows;
+    return {RawBuffer(std::move(buffer)), pitch};
+}
+
+HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
+{
+    if (bytes == 0) {
+        detail::fail<InvalidArgument>(backend(), "Device::alloc_host", "an allocation of 0 bytes");
+    }
+    auto host = std::make_shared<detail::HostState>();
+    host->device = state_;
+    host->bytes = bytes;
+    host->kind = kind;
+    switch (kind) {
+    case HostMemoryKind::pageable:
+        host->data = ::operator new(bytes, std::align_val_t{4096});
+        break;
+    case HostMemoryKind::pinned:
+    case HostMemoryKind::write_combined:
+    case HostMemoryKind::mapped: {
+        const auto native_kind = kind == HostMemoryKind::pinned           ? DUET_HOST_PINNED
+                                 : kind == HostMemoryKind::write_combined ? DUET_HOST_WRITE_COMBINED
+                                                                          : DUET_HOST_MAPPED;
+        state_->check(state_->backend->require(state_->api().host_alloc, "page-locked host memory")(
+            state_->handle, bytes, native_kind, &host->handle, &host->data));
+        break;
+    }
+    case HostMemoryKind::registered:
+        detail::fail<InvalidArgument>(backend(), "Device::alloc_host",
+                                      "registered memory is the user's own: use Device::register_host");
+    }
+    return HostBuffer(std::move(host));
+}
+
+HostBuffer Device::register_host(void* pointer, std::size_t bytes) const
+{
+    if (pointer == nullptr || bytes == 0) {
+        detail::fail<InvalidArgument>(backend(), "Device::register_host",
+                                      pointer == nullptr ? "null host pointer" : "a registration of 0 bytes");
+    }
+    auto host = std::make_shared<detail::HostState>();
+    host->device = state_;
+    host->bytes = bytes;
+    host->kind = HostMemoryKind::registered;
+    host->data = pointer;
+    state_->check(state_->backend->require(state_->api().host_register, "host memory registration")(
+        state_->handle, pointer, bytes, &host->handle));
+    return HostBuffer(std::move(host));
+}
+
+NativeDevice Device::native() const
+{
+    NativeDevice native{nullptr, nullptr};
+    state_->check(state_->backend->require(state_->api().device_native, "native device handles")(
+        state_->handle, &native.device, &native.context));
+    return native;
+}
+
+} // namespace duet

@@ -1,0 +1,79 @@
+// Buffers and host memory: accessors, and releasing the backend's handles when the last owner
+// goes. Destructors never throw; a failed release has nowhere to go and is dropped.
+#include <duet/buffer.hpp>
+#include <duet/device.hpp>
+#include <duet/host_memory.hpp>
+
+#include "state.hpp"
+
+namespace duet {
+
+std::string_view to_string(HostMemoryKind kind)
+{
+    switch (kind) {
+    case HostMemoryKind::pageable:
+        return "pageable";
+    case HostMemoryKind::pinned:
+        return "pinned";
+    case HostMemoryKind::write_combined:
+        return "write_combined";
+    case HostMemoryKind::mapped:
+        return "mapped";
+    case HostMemoryKind::registered:
+        return "registered";
+    }
+    return "unknown";
+}
+
+std::size_t RawBuffer::bytes() const { return state_ ? state_->bytes : 0; }
+Device RawBuffer::device() const { return Device(state_->device); }
+
+void* RawBuffer::native() const
+{
+    void* native = nullptr;
+    const auto& device = *state_->device;
+    device.check(device.backend->require(device.api().buffer_native, "native buffer handles")(state_->handle, &native));
+    return native;
+}
+
+void* HostBuffer::data() const { return state_ ? state_->data : nullptr; }
+std::size_t HostBuffer::bytes() const { return state_ ? state_->bytes : 0; }
+HostMemoryKind HostBuffer::kind() const { return state_->kind; }
+
+RawBuffer HostBuffer::device_buffer() const
+{
+    const auto& device = state_->device;
+    if (state_->kind != HostMemoryKind::mapped && state_->kind != HostMemoryKind::registered) {
+        detail::fail<InvalidArgument>(device->backend->name(), "HostBuffer::device_buffer",
+                                      std::string("kernels can read mapped or registered host memory, not ") +
+                                          std::string(to_string(state_->kind)) + " memory");
+    }
+    auto buffer = std::make_shared<detail::BufferState>();
+    buffer->device = device;
+    buffer->bytes = state_->bytes;
+    buffer->aliased = state_;
+    device->check(device->backend->require(device->api().host_device_buffer, "device views of host memory")(
+        state_->handle, &buffer->handle));
+    return RawBuffer(std::move(buffer));
+}
+
+namespace detail {
+
+BufferState::~BufferState()
+{
+    if (handle != nullptr) {
+        device->api().buffer_release(handle);
+    }
+}
+
+HostState::~HostState()
+{
+    if (handle != nullptr) {
+        device->api().host_release(handle);
+    } else if (kind == HostMemoryKind::pageable && data != nullptr) {
+        ::operator delete(data, std::align_val_t{4096});
+    }
+}
+
+} // namespace detail
+} // namespace duet

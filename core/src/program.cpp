@@ -1,0 +1,240 @@
+// Building programs for a device, with the in-memory and on-disk caches, and kernel look-up.
+#include <duet/device.hpp>
+#include <duet/program.hpp>
+
+#include "cache.hpp"
+#include "state.hpp"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace duet {
+
+std::string_view to_string(ProgramFormat format)
+{
+    switch (format) {
+    case ProgramFormat::opencl_c:
+        return "opencl_c";
+    case ProgramFormat::cuda_c:
+        return "cuda_c";
+    case ProgramFormat::fatbin:
+        return "fatbin";
+    case ProgramFormat::native:
+        return "native";
+    }
+    return "unknown";
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_source(ProgramFormat format) { return format == ProgramFormat::opencl_c || format == ProgramFormat::cuda_c; }
+
+std::string option_text(const BuildOptions& options)
+{
+    std::string text = options.flags;
+    const auto append = [&](const std::string& part) { text += (text.empty() ? "" : " ") + part; };
+    for (const auto& [name, value] : options.defines) {
+        append(value.empty() ? "-D " + name : "-D " + name + "=" + value);
+    }
+    for (const auto& dir : options.include_dirs) {
+        append("-I " + dir.string());
+    }
+    return text;
+}
+
+/// Appends to `key` every header `text` includes that resolves in `include_dirs`, recursively, so
+/// that editing a header invalidates the cached binary.
+void append_headers(std::string& key, std::string_view text, const std::vector<fs::path>& include_dirs,
+                    std::set<fs::path>& seen)
+{
+    static const std::regex include_line(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
+    std::istringstream lines{std::string(text)};
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch match;
+        if (!std::regex_search(line, match, include_line)) {
+            continue;
+        }
+        for (const auto& dir : include_dirs) {
+            const fs::path header = dir / match[1].str();
+            std::ifstream file(header, std::ios::binary);
+            if (!file || !seen.insert(fs::weakly_canonical(header)).second) {
+                continue;
+            }
+            const std::string content((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+            key += "\nheader " + header.string() + "\n" + content;
+            append_headers(key, content, include_dirs, seen);
+            break;
+        }
+    }
+}
+
+/// Everything that changes the built binary.
+std::string cache_key(const detail::DeviceState& device, const ProgramImage& image, const std::string& options,
+                      const std::vector<fs::path>& include_dirs)
+{
+    const auto& p = device.properties;
+    std::string key = "duet abi " + std::to_string(DUET_ABI_MAJOR) + "." + std::to_string(DUET_ABI_MINOR) +
+                      "\nbackend " + device.backend->name() + "\nplatform " + p.platform + "\ndevice " + p.name +
+                      "\nvendor " + p.vendor + "\ndriver " + p.driver_version + "\napi " + p.api_version +
+                      "\ncompute capability " + std::to_string(p.compute_capability_major) + "." +
+                      std::to_string(p.compute_capability_minor) + "\nformat " + std::string(to_string(image.format)) +
+                      "\noptions " + options + "\nsource\n";
+    key += image.data;
+    std::set<fs::path> seen;
+    append_headers(key, image.data, include_dirs, seen);
+    return key;
+}
+
+std::string format_list(const std::vector<ProgramFormat>& formats)
+{
+    std::string text;
+    for (const auto format : formats) {
+        text += (text.empty() ? "" : ", ") + std::string(to_string(format));
+    }
+    return text;
+}
+
+/// The first image, in the backend's order of preference, that can take these options.
+const ProgramImage& choose_image(const detail::DeviceState& device, const ProgramSource& source, bool has_options)
+{
+    for (const auto format : device.formats) {
+        for (const auto& image : source.images) {
+            if (image.format == format && (!has_options || is_source(format))) {
+                return image;
+            }
+        }
+    }
+    std::vector<ProgramFormat> shipped;
+    for (const auto& image : source.images) {
+        shipped.push_back(image.format);
+    }
+    const std::string message = "program '" + source.name + "' ships [" + format_list(shipped) + "]; the " +
+                                device.backend->name() + " backend builds [" + format_list(device.formats) + "]";
+    if (has_options) {
+        detail::fail<InvalidArgument>(device.backend->name(), "Device::build",
+                                      message + ", and build options or defines need a source format");
+    }
+    detail::fail<Unsupported>(device.backend->name(), "Device::build", message);
+}
+
+std::shared_ptr<detail::ProgramState> create_program(const std::shared_ptr<const detail::DeviceState>& device,
+                                                     const std::string& name, ProgramFormat format,
+                                                     std::string_view data, const std::string& options)
+{
+    auto program = std::make_shared<detail::ProgramState>();
+    program->device = device;
+    program->name = name;
+    device->check(device->api().program_create(device->handle, static_cast<duet_program_format>(format), data.data(),
+                                               data.size(), options.c_str(), &program->handle));
+    return program;
+}
+
+std::string program_binary(const detail::ProgramState& program)
+{
+    std::string binary;
+    const auto& device = *program.device;
+    device.check(device.backend->require(device.api().program_binary, "program binaries")(
+        program.handle,
+        [](void* context, const void* data, std::size_t size) {
+            static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+        },
+        &binary));
+    return binary;
+}
+
+} // namespace
+
+Program Device::build(const ProgramSource& source) const { return build(source, BuildOptions{}); }
+
+Program Device::build(const ProgramSource& source, const BuildOptions& options) const
+{
+    const std::string options_text = option_text(options);
+    const ProgramImage& image = choose_image(*state_, source, !options_text.empty());
+    if (!is_source(image.format)) {
+        return Program(create_program(state_, source.name, image.format, image.data, options_text));
+    }
+
+    const std::string key = cache_key(*state_, image, options_text, options.include_dirs);
+    const fs::path directory = options.use_cache ? detail::cache_directory() : fs::path();
+    std::lock_guard lock(state_->programs_mutex);
+    if (options.use_cache) {
+        if (const auto built = state_->programs.find(key); built != state_->programs.end()) {
+            return Program(built->second);
+        }
+    }
+    std::shared_ptr<detail::ProgramState> program;
+    if (!directory.empty()) {
+        if (const auto binary = detail::cache_load(directory, key)) {
+            try {
+                program = create_program(state_, source.name, ProgramFormat::native, *binary, options_text);
+            } catch (const Error&) {
+                // A stale or damaged cache entry: build from source and overwrite it below.
+            }
+        }
+    }
+    if (!program) {
+        program = create_program(state_, source.name, image.format, image.data, options_text);
+        if (!directory.empty()) {
+            detail::cache_store(directory, key, program_binary(*program));
+        }
+    }
+    if (options.use_cache) {
+        state_->programs.emplace(key, program);
+    }
+    return Program(std::move(program));
+}
+
+Kernel Program::kernel(std::string_view name) const
+{
+    const auto& device = *state_->device;
+    auto kernel = std::make_shared<detail::KernelState>();
+    kernel->program = state_;
+    kernel->name = std::string(name);
+    device.check(device.api().kernel_create(state_->handle, kernel->name.c_str(), &kernel->handle));
+    device.check(device.api().kernel_limits(kernel->handle, &kernel->max_block_size, &kernel->static_local_memory));
+    return Kernel(std::move(kernel));
+}
+
+std::vector<std::string> Program::kernel_names() const
+{
+    const auto& device = *state_->device;
+    const char* names = nullptr;
+    device.check(device.api().program_kernel_names(state_->handle, &names));
+    std::vector<std::string> result;
+    std::istringstream stream(names ? names : "");
+    for (std::string name; std::getline(stream, name, ';');) {
+        if (!name.empty()) {
+            result.push_back(name);
+        }
+    }
+    return result;
+}
+
+std::string Program::binary() const { return program_binary(*state_); }
+Device Program::device() const { return Device(state_->device); }
+
+const std::string& Kernel::name() const { return state_->name; }
+std::uint64_t Kernel::max_block_size() const { return state_->max_block_size; }
+std::uint64_t Kernel::static_local_memory() const { return state_->static_local_memory; }
+
+namespace detail {
+ProgramState::~ProgramState()
+{
+    if (handle != nullptr) {
+        device->api().program_release(handle);
+    }
+}
+
+KernelState::~KernelState()
+{
+    if (handle != nullptr) {
+        program->device->api().kernel_release(handle);
+    }
+}
+} // namespace detail
+
+} // namespace duet

@@ -1,0 +1,397 @@
+// Queue: every argument is checked here, once for all backends, before anything is enqueued;
+// a check that fails leaves the device and every buffer untouched.
+#include <duet/device.hpp>
+#include <duet/queue.hpp>
+
+#include "state.hpp"
+
+#include <array>
+#include <bit>
+
+namespace duet {
+
+namespace {
+
+std::string bytes_text(std::size_t n) { return std::to_string(n) + " bytes"; }
+
+/// a + b, or InvalidArgument when it wraps: an offset near SIZE_MAX must not pass a bounds check.
+std::size_t add(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b)
+{
+    std::size_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum)) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call, "offset + size overflows");
+    }
+    return sum;
+}
+
+std::size_t multiply(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b)
+{
+    std::size_t product = 0;
+    if (__builtin_mul_overflow(a, b, &product)) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call, "size overflows");
+    }
+    return product;
+}
+
+void check_same_device(const detail::QueueState& queue, const std::shared_ptr<const detail::DeviceState>& device,
+                       const char* call, const char* what)
+{
+    if (device != queue.device) {
+        const auto& other = device->properties;
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      std::string(what) + " belongs to " + device->backend->name() + ":" +
+                                          std::to_string(device->index) + " (" + other.name + "), the queue to " +
+                                          queue.device->backend->name() + ":" + std::to_string(queue.device->index) +
+                                          " (" + queue.device->properties.name + ")");
+    }
+}
+
+const detail::BufferState& checked_buffer(const detail::QueueState& queue, const RawBuffer& buffer, const char* call,
+                                          const char* what)
+{
+    if (!buffer) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call, std::string(what) + " is an empty buffer");
+    }
+    check_same_device(queue, buffer.state()->device, call, what);
+    return *buffer.state();
+}
+
+void check_range(const detail::QueueState& queue, const detail::BufferState& buffer, std::size_t offset,
+                 std::size_t bytes, const char* call, const char* what)
+{
+    if (add(queue, call, offset, bytes) > buffer.bytes) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      std::string(what) + ": offset " + bytes_text(offset) + " + size " +
+                                          bytes_text(bytes) + " exceeds the buffer's " + bytes_text(buffer.bytes));
+    }
+}
+
+void check_host(const detail::QueueState& queue, const void* pointer, const char* call)
+{
+    if (pointer == nullptr) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call, "null host pointer");
+    }
+}
+
+/// Fills in a single slice's rows_per_slice and checks that the rectangle fits its pitches.
+duet_rect_side rect_side(const detail::QueueState& queue, const RectSide& side, const Extent& extent, const char* call,
+                         const char* what)
+{
+    const std::string name = queue.device->backend->name();
+    if (add(queue, call, side.origin_bytes, extent.width_bytes) > side.row_pitch) {
+        detail::fail<InvalidArgument>(name, call,
+                                      std::string(what) + " row pitch " + bytes_text(side.row_pitch) +
+                                          " is smaller than its row (origin " + bytes_text(side.origin_bytes) +
+                                          " + width " + bytes_text(extent.width_bytes) + ")");
+    }
+    const std::size_t rows_needed = add(queue, call, side.origin_row, extent.height);
+    const bool single_slice = extent.depth == 1 && side.origin_slice == 0;
+    const std::size_t rows_per_slice = single_slice && side.rows_per_slice == 0 ? rows_needed : side.rows_per_slice;
+    if (rows_per_slice < rows_needed) {
+        detail::fail<InvalidArgument>(name, call,
+                                      std::string(what) + " has " + std::to_string(rows_per_slice) +
+                                          " rows per slice, fewer than its origin row + height (" +
+                                          std::to_string(rows_needed) + ")");
+    }
+    return {side.origin_bytes, side.origin_row, side.origin_slice, side.row_pitch, rows_per_slice};
+}
+
+/// One past the last byte a rectangle touches.
+std::size_t rect_end(const detail::QueueState& queue, const duet_rect_side& side, const Extent& extent, const char* call)
+{
+    const std::size_t slice_pitch = multiply(queue, call, side.row_pitch, side.rows_per_slice);
+    const std::size_t last_slice = multiply(queue, call, side.origin_slice + extent.depth - 1, slice_pitch);
+    const std::size_t last_row = multiply(queue, call, side.origin_row + extent.height - 1, side.row_pitch);
+    return add(queue, call, add(queue, call, last_slice, last_row), side.origin_bytes + extent.width_bytes);
+}
+
+void check_rect_buffer(const detail::QueueState& queue, const detail::BufferState& buffer, const duet_rect_side& side,
+                       const Extent& extent, const char* call, const char* what)
+{
+    const std::size_t end = rect_end(queue, side, extent, call);
+    if (end > buffer.bytes) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      std::string(what) + " rectangle ends at byte " + std::to_string(end) +
+                                          ", past the buffer's " + bytes_text(buffer.bytes));
+    }
+}
+
+bool empty(const Extent& extent) { return extent.width_bytes == 0 || extent.height == 0 || extent.depth == 0; }
+
+duet_extent native_extent(const Extent& extent) { return {extent.width_bytes, extent.height, extent.depth}; }
+
+} // namespace
+
+Device Queue::device() const { return Device(state_->device); }
+
+void Queue::check_count(std::size_t expected, std::size_t given)
+{
+    if (expected != given) {
+        detail::fail<InvalidArgument>("duet", "Queue copy",
+                                      "element counts differ: destination " + std::to_string(expected) + ", source " +
+                                          std::to_string(given));
+    }
+}
+
+void Queue::write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes)
+{
+    constexpr const char* call = "Queue::write";
+    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
+    check_host(*state_, src, call);
+    check_range(*state_, buffer, dst_offset, bytes, call, "destination");
+    if (bytes != 0) {
+        state_->device->check(state_->device->api().queue_write(state_->handle, buffer.handle, dst_offset, src, bytes));
+    }
+}
+
+void Queue::read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, std::size_t bytes)
+{
+    constexpr const char* call = "Queue::read";
+    const auto& buffer = checked_buffer(*state_, src, call, "source");
+    check_host(*state_, dst, call);
+    check_range(*state_, buffer, src_offset, bytes, call, "source");
+    if (bytes != 0) {
+        state_->device->check(state_->device->api().queue_read(state_->handle, dst, buffer.handle, src_offset, bytes));
+    }
+}
+
+void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBuffer& src, std::size_t src_offset,
+                       std::size_t bytes)
+{
+    constexpr const char* call = "Queue::copy";
+    const auto& to = checked_buffer(*state_, dst, call, "destination");
+    const auto& from = checked_buffer(*state_, src, call, "source");
+    check_range(*state_, to, dst_offset, bytes, call, "destination");
+    check_range(*state_, from, src_offset, bytes, call, "source");
+    if (&to == &from && dst_offset < src_offset + bytes && src_offset < dst_offset + bytes) {
+        detail::fail<InvalidArgument>(state_->device->backend->name(), call,
+                                      "source and destination overlap within one buffer");
+    }
+    if (bytes != 0) {
+        state_->device->check(
+            state_->device->api().queue_copy(state_->handle, to.handle, dst_offset, from.handle, src_offset, bytes));
+    }
+}
+
+void Queue::fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                       std::size_t pattern_size)
+{
+    constexpr const char* call = "Queue::fill";
+    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
+    const std::string& name = state_->device->backend->name();
+    if (pattern == nullptr || pattern_size == 0 || pattern_size > 128 || !std::has_single_bit(pattern_size)) {
+        detail::fail<InvalidArgument>(name, call,
+                                      "the pattern must be 1, 2, 4, ... or 128 bytes (OpenCL's limit); got " +
+                                          bytes_text(pattern_size));
+    }
+    if (offset % pattern_size != 0 || bytes % pattern_size != 0) {
+        detail::fail<InvalidArgument>(name, call,
+                                      "offset " + bytes_text(offset) + " and size " + bytes_text(bytes) +
+                                          " must be multiples of the " + bytes_text(pattern_size) + " pattern");
+    }
+    check_range(*state_, buffer, offset, bytes, call, "destination");
+    if (bytes != 0) {
+        state_->device->check(state_->device->backend->require(state_->device->api().queue_fill, "fills")(
+            state_->handle, buffer.handle, offset, bytes, pattern, pattern_size));
+    }
+}
+
+void Queue::write_rect(const RawBuffer& dst, const RectSide& dst_side, const void* src, const RectSide& src_side,
+                       const Extent& extent)
+{
+    constexpr const char* call = "Queue::write_rect";
+    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
+    check_host(*state_, src, call);
+    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
+    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    if (empty(extent)) {
+        return;
+    }
+    check_rect_buffer(*state_, buffer, to, extent, call, "destination");
+    const auto region = native_extent(extent);
+    state_->device->check(state_->device->backend->require(state_->device->api().queue_write_rect, "rectangular copies")(
+        state_->handle, buffer.handle, &to, src, &from, &region));
+}
+
+void Queue::read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
+                      const Extent& extent)
+{
+    constexpr const char* call = "Queue::read_rect";
+    const auto& buffer = checked_buffer(*state_, src, call, "source");
+    check_host(*state_, dst, call);
+    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
+    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    if (empty(extent)) {
+        return;
+    }
+    check_rect_buffer(*state_, buffer, from, extent, call, "source");
+    const auto region = native_extent(extent);
+    state_->device->check(state_->device->backend->require(state_->device->api().queue_read_rect, "rectangular copies")(
+        state_->handle, dst, &to, buffer.handle, &from, &region));
+}
+
+void Queue::copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
+                      const Extent& extent)
+{
+    constexpr const char* call = "Queue::copy_rect";
+    const auto& to_buffer = checked_buffer(*state_, dst, call, "destination");
+    const auto& from_buffer = checked_buffer(*state_, src, call, "source");
+    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
+    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    if (empty(extent)) {
+        return;
+    }
+    check_rect_buffer(*state_, to_buffer, to, extent, call, "destination");
+    check_rect_buffer(*state_, from_buffer, from, extent, call, "source");
+    const auto region = native_extent(extent);
+    state_->device->check(state_->device->backend->require(state_->device->api().queue_copy_rect, "rectangular copies")(
+        state_->handle, to_buffer.handle, &to, from_buffer.handle, &from, &region));
+}
+
+void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail::LaunchArg* args, std::size_t count)
+{
+    constexpr const char* call = "Queue::launch";
+    const auto& device = *state_->device;
+    const std::string& name = device.backend->name();
+    if (!kernel.state()) {
+        detail::fail<InvalidArgument>(name, call, "an empty Kernel");
+    }
+    const auto& k = *kernel.state();
+    if (k.program->device != state_->device) {
+        check_same_device(*state_, k.program->device, call, ("kernel '" + k.name + "'").c_str());
+    }
+
+    const auto& p = device.properties;
+    if (range.dims < 1 || range.dims > 3) {
+        detail::fail<InvalidArgument>(name, call, "a range has 1 to 3 dimensions, not " + std::to_string(range.dims));
+    }
+    const std::array<std::size_t, 3> grid{range.grid.x, range.grid.y, range.grid.z};
+    const std::array<std::size_t, 3> block{range.block.x, range.block.y, range.block.z};
+    constexpr const char* axis = "xyz";
+    std::size_t threads = 1;
+    for (std::uint32_t d = 0; d < 3; ++d) {
+        // Messages are built only on failure: this path runs once per launch.
+        const auto which = [&] { return std::string("kernel '") + k.name + "': " + axis[d]; };
+        if (grid[d] == 0 || block[d] == 0) {
+            detail::fail<InvalidArgument>(name, call, which() + " of the range is empty (grid " + std::to_string(grid[d]) +
+                                                          ", block " + std::to_string(block[d]) + ")");
+        }
+        if (d >= range.dims && (grid[d] != 1 || block[d] != 1)) {
+            detail::fail<InvalidArgument>(name, call, which() + " lies beyond the range's " + std::to_string(range.dims) +
+                                                          " dimension(s) and must be 1");
+        }
+        if (block[d] > p.max_block_dims[d]) {
+            detail::fail<InvalidArgument>(name, call, which() + " block size " + std::to_string(block[d]) +
+                                                          " exceeds the device's max_block_dims[" + std::to_string(d) +
+                                                          "] = " + std::to_string(p.max_block_dims[d]));
+        }
+        if (grid[d] > p.max_grid_dims[d]) {
+            detail::fail<InvalidArgument>(name, call, which() + " grid size " + std::to_string(grid[d]) +
+                                                          " exceeds the device's max_grid_dims[" + std::to_string(d) +
+                                                          "] = " + std::to_string(p.max_grid_dims[d]));
+        }
+        std::size_t global = 0;
+        if (__builtin_mul_overflow(grid[d], block[d], &global)) {
+            detail::fail<InvalidArgument>(name, call, which() + " global size grid × block overflows size_t");
+        }
+        threads *= block[d];
+    }
+    if (threads > p.max_block_size) {
+        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': block of " + std::to_string(threads) +
+                                                      " work-items exceeds the device's max_block_size " +
+                                                      std::to_string(p.max_block_size));
+    }
+    if (k.max_block_size != 0 && threads > k.max_block_size) {
+        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': block of " + std::to_string(threads) +
+                                                      " work-items exceeds this kernel's max_block_size " +
+                                                      std::to_string(k.max_block_size) +
+                                                      " (its registers or local memory allow no more)");
+    }
+
+    constexpr std::size_t inline_args = 16;
+    std::array<duet_kernel_arg, inline_args> inline_storage;
+    std::vector<duet_kernel_arg> heap_storage;
+    duet_kernel_arg* native = inline_storage.data();
+    if (count > inline_args) {
+        heap_storage.resize(count);
+        native = heap_storage.data();
+    }
+    std::size_t dynamic_local = 0;
+    std::size_t local_args = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto& arg = args[i];
+        switch (arg.kind) {
+        case detail::LaunchArg::Kind::buffer: {
+            const auto& buffer = arg.buffer->state();
+            if (!buffer || buffer->device != state_->device) {
+                checked_buffer(*state_, *arg.buffer, call,
+                               ("argument " + std::to_string(i) + " of kernel '" + k.name + "'").c_str());
+            }
+            native[i] = {DUET_ARG_BUFFER, buffer->handle, nullptr, 0};
+            break;
+        }
+        case detail::LaunchArg::Kind::value:
+            native[i] = {DUET_ARG_VALUE, nullptr, arg.value, arg.size};
+            break;
+        case detail::LaunchArg::Kind::local:
+            dynamic_local = arg.size;
+            ++local_args;
+            native[i] = {DUET_ARG_LOCAL, nullptr, nullptr, arg.size};
+            break;
+        }
+    }
+    if (local_args > 1) {
+        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': at most one LocalMemory argument per launch (CUDA has one dynamic shared memory block)");
+    }
+    const std::uint64_t local_limit =
+        p.local_memory_per_block_optin > p.local_memory_per_block ? p.local_memory_per_block_optin : p.local_memory_per_block;
+    if (dynamic_local + k.static_local_memory > local_limit) {
+        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': local memory of " +
+                                                      std::to_string(dynamic_local) + " dynamic + " +
+                                                      std::to_string(k.static_local_memory) +
+                                                      " static bytes exceeds the device's local_memory_per_block " +
+                                                      std::to_string(local_limit));
+    }
+
+    const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
+    device.check(device.api().queue_launch(state_->handle, k.handle, &native_range, native,
+                                           static_cast<std::uint32_t>(count)));
+}
+
+Event Queue::record()
+{
+    auto event = std::make_shared<detail::EventState>();
+    event->device = state_->device;
+    state_->device->check(state_->device->api().queue_record(state_->handle, &event->handle));
+    return Event(std::move(event));
+}
+
+void Queue::wait(const Event& event)
+{
+    if (!event.state()) {
+        detail::fail<InvalidArgument>(state_->device->backend->name(), "Queue::wait", "an empty Event");
+    }
+    check_same_device(*state_, event.state()->device, "Queue::wait", "the event");
+    state_->device->check(state_->device->api().queue_wait(state_->handle, event.state()->handle));
+}
+
+void Queue::finish() { state_->device->check(state_->device->api().queue_finish(state_->handle)); }
+
+void* Queue::native() const
+{
+    void* native = nullptr;
+    state_->device->check(state_->device->backend->require(state_->device->api().queue_native, "native queue handles")(
+        state_->handle, &native));
+    return native;
+}
+
+namespace detail {
+QueueState::~QueueState()
+{
+    if (handle != nullptr) {
+        device->api().queue_release(handle);
+    }
+}
+} // namespace detail
+
+} // namespace duet

@@ -1,0 +1,122 @@
+// The core's private side of every public object: the backend handle it wraps and what keeps
+// that handle valid (its device, and through the device its backend).
+#pragma once
+
+#include <duet/abi/backend.h>
+#include <duet/device.hpp>
+#include <duet/error.hpp>
+#include <duet/host_memory.hpp>
+#include <duet/program.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace duet::detail {
+
+/// One loaded backend plugin: its function table, copied into a zeroed table of this core's
+/// size so that slots a smaller (older-minor) backend lacks read as null.
+class Backend {
+public:
+    Backend(std::string name, const duet_backend_v1& table);
+
+    const std::string& name() const { return name_; }
+    const duet_backend_v1& api() const { return api_; }
+
+    /// Throws the typed exception for `status`, with the backend's detail of its last failure.
+    [[noreturn]] void raise(duet_status status) const;
+    void check(duet_status status) const
+    {
+        if (status != DUET_SUCCESS) {
+            raise(status);
+        }
+    }
+    /// Throws Unsupported naming `what` when the backend left that slot empty.
+    template <class Slot>
+    Slot require(Slot slot, const char* what) const
+    {
+        if (slot == nullptr) {
+            unsupported(what);
+        }
+        return slot;
+    }
+
+private:
+    [[noreturn]] void unsupported(const char* what) const;
+
+    std::string name_;
+    duet_backend_v1 api_{};
+};
+
+/// A core-side failure (bad argument, unknown name) in the same shape as a backend's.
+template <class E>
+[[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
+{
+    throw E(backend, call, 0, "", std::move(message));
+}
+
+struct ProgramState;
+
+struct DeviceState {
+    std::shared_ptr<const Backend> backend;
+    duet_device handle = nullptr;
+    std::uint32_t index = 0;
+    DeviceProperties properties;
+    std::vector<ProgramFormat> formats; ///< what the backend builds, in order of preference
+
+    /// Programs built in this process, by cache key.
+    mutable std::mutex programs_mutex;
+    mutable std::map<std::string, std::shared_ptr<const ProgramState>> programs;
+
+    const duet_backend_v1& api() const { return backend->api(); }
+    void check(duet_status status) const { backend->check(status); }
+};
+
+struct BufferState {
+    std::shared_ptr<const DeviceState> device;
+    duet_buffer handle = nullptr;
+    std::size_t bytes = 0;
+    std::shared_ptr<const void> aliased; ///< host memory a device view aliases, kept alive by it
+    ~BufferState();
+};
+
+struct QueueState {
+    std::shared_ptr<const DeviceState> device;
+    duet_queue handle = nullptr;
+    ~QueueState();
+};
+
+struct EventState {
+    std::shared_ptr<const DeviceState> device;
+    duet_event handle = nullptr;
+    ~EventState();
+};
+
+struct ProgramState {
+    std::shared_ptr<const DeviceState> device;
+    duet_program handle = nullptr;
+    std::string name;
+    ~ProgramState();
+};
+
+struct KernelState {
+    std::shared_ptr<const ProgramState> program;
+    duet_kernel handle = nullptr;
+    std::string name;
+    std::uint64_t max_block_size = 0;
+    std::uint64_t static_local_memory = 0;
+    ~KernelState();
+};
+
+struct HostState {
+    std::shared_ptr<const DeviceState> device;
+    duet_host_memory handle = nullptr; ///< null for pageable memory, which the core owns
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    HostMemoryKind kind = HostMemoryKind::pageable;
+    ~HostState();
+};
+
+} // namespace duet::detail
