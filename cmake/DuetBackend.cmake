@@ -16,5 +16,6 @@ function(duet_add_backend name)
     LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY}
     BUILD_RPATH "$ORIGIN"
     INSTALL_RPATH "$ORIGIN")
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_link_options(${target} PRIVATE LINKER:--no-undefined)
 endfunction()

@@ -1,6 +1,6 @@
 # duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>])
-# Embeds an algorithm's kernels into <target>: the OpenCL C source as text, and, when nvcc is
-# found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
+# Embeds an algorithm's kernels into <target>: the OpenCL C and CUDA sources as text, and, when
+# nvcc is found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
 # entry plus PTX of the newest, for GPUs newer than the build). The target gets the header
 # <duet_kernels/<name>.hpp> declaring `const duet::ProgramSource& duet::kernels::<name>()`.
 # Every embedded .cl is also recorded in the global property DUET_OPENCL_KERNELS, so a test can
@@ -23,8 +23,13 @@ function(duet_embed_kernels target)
     set_property(GLOBAL APPEND PROPERTY DUET_OPENCL_KERNELS "${ARG_NAME}=${cl_file}")
   endif()
 
-  if(ARG_CUDA AND DUET_HAVE_NVCC)
+  if(ARG_CUDA)
+    # The source too, for NVRTC: builds with -D defines, and GPUs when no nvcc was at hand.
     get_filename_component(cu_file ${ARG_CUDA} ABSOLUTE)
+    list(APPEND images "cuda_c=${cu_file}")
+    list(APPEND depends ${cu_file})
+  endif()
+  if(ARG_CUDA AND DUET_HAVE_NVCC)
     set(fatbin ${out_dir}/${ARG_NAME}.fatbin)
     set(gencode "")
     foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)

@@ -37,7 +37,8 @@ Error::Error(std::string backend, std::string call, std::int64_t native_code, st
 
 namespace detail {
 
-Backend::Backend(std::string name, const duet_backend_v1& table) : name_(std::move(name))
+Backend::Backend(std::string name, std::string version, const duet_backend_v1& table)
+    : name_(std::move(name)), version_(std::move(version))
 {
     const std::size_t size = table.table_size < sizeof(api_) ? table.table_size : sizeof(api_);
     std::memcpy(&api_, &table, size);

@@ -38,10 +38,10 @@ std::string option_text(const BuildOptions& options)
     std::string text = options.flags;
     const auto append = [&](const std::string& part) { text += (text.empty() ? "" : " ") + part; };
     for (const auto& [name, value] : options.defines) {
-        append(value.empty() ? "-D " + name : "-D " + name + "=" + value);
+        append(value.empty() ? "-D" + name : "-D" + name + "=" + value);
     }
     for (const auto& dir : options.include_dirs) {
-        append("-I " + dir.string());
+        append("-I" + dir.string());
     }
     return text;
 }
@@ -78,7 +78,7 @@ std::string cache_key(const detail::DeviceState& device, const ProgramImage& ima
 {
     const auto& p = device.properties;
     std::string key = "duet abi " + std::to_string(DUET_ABI_MAJOR) + "." + std::to_string(DUET_ABI_MINOR) +
-                      "\nbackend " + device.backend->name() + "\nplatform " + p.platform + "\ndevice " + p.name +
+                      "\nbackend " + device.backend->name() + " " + device.backend->version() + "\nplatform " + p.platform + "\ndevice " + p.name +
                       "\nvendor " + p.vendor + "\ndriver " + p.driver_version + "\napi " + p.api_version +
                       "\ncompute capability " + std::to_string(p.compute_capability_major) + "." +
                       std::to_string(p.compute_capability_minor) + "\nformat " + std::string(to_string(image.format)) +

@@ -170,12 +170,12 @@ Loaded load_backend(const std::string& name, const fs::path& path)
         info.reason = last_error_text(*table);
         return result;
     }
-    auto backend = std::make_shared<const detail::Backend>(name, *table);
+    const char* version = nullptr;
+    if (table->version != nullptr && table->version(&version) == DUET_SUCCESS && version != nullptr) {
+        info.version = version;
+    }
+    auto backend = std::make_shared<const detail::Backend>(name, info.version, *table);
     try {
-        const char* version = nullptr;
-        if (table->version != nullptr && table->version(&version) == DUET_SUCCESS && version != nullptr) {
-            info.version = version;
-        }
         std::uint32_t count = 0;
         backend->check(table->device_count(&count));
         if (count == 0) {

@@ -20,9 +20,11 @@ namespace duet::detail {
 /// size so that slots a smaller (older-minor) backend lacks read as null.
 class Backend {
 public:
-    Backend(std::string name, const duet_backend_v1& table);
+    Backend(std::string name, std::string version, const duet_backend_v1& table);
 
     const std::string& name() const { return name_; }
+    /// Driver and compiler versions, as the backend reports them; part of the program cache key.
+    const std::string& version() const { return version_; }
     const duet_backend_v1& api() const { return api_; }
 
     /// Throws the typed exception for `status`, with the backend's detail of its last failure.
@@ -47,6 +49,7 @@ private:
     [[noreturn]] void unsupported(const char* what) const;
 
     std::string name_;
+    std::string version_;
     duet_backend_v1 api_{};
 };
 

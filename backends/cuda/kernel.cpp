@@ -1,0 +1,66 @@
+// Kernels: look-up by name, their parameter list (cuFuncGetParamInfo) for argument checks, and
+// the limits the core checks launches against.
+#include "common.hpp"
+
+#include <memory>
+
+namespace duet::backend::cuda {
+
+duet_status kernel_create(duet_program program, const char* name, duet_kernel* kernel)
+{
+    return guard([&] {
+        ContextScope scope(*program->device);
+        auto created = std::make_unique<duet_kernel_s>();
+        created->device = program->device;
+        created->name = name;
+        const CUresult found = driver().cuModuleGetFunction(&created->function, program->module, name);
+        if (found == CUDA_ERROR_NOT_FOUND) {
+            std::string names = program->kernel_names;
+            for (auto& c : names)
+                c = c == ';' ? ',' : c;
+            fail(DUET_ERROR_NOT_FOUND, "no kernel '" + std::string(name) + "' in program; it has: " + names,
+                 "cuModuleGetFunction", found, error_name(found));
+        }
+        check(found, "cuModuleGetFunction");
+
+        // cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE past the last parameter; any other
+        // failure means this driver cannot introspect, and launches go unchecked.
+        created->params_known = true;
+        for (std::size_t index = 0;; ++index) {
+            std::size_t offset = 0, size = 0;
+            const CUresult code = driver().cuFuncGetParamInfo(created->function, index, &offset, &size);
+            if (code == CUDA_ERROR_INVALID_VALUE)
+                break;
+            if (code != CUDA_SUCCESS) {
+                created->params_known = false;
+                created->param_sizes.clear();
+                break;
+            }
+            created->param_sizes.push_back(size);
+        }
+
+        int value = 0;
+        check(driver().cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, created->function),
+              "cuFuncGetAttribute");
+        created->max_block_size = static_cast<std::uint64_t>(value);
+        check(driver().cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, created->function),
+              "cuFuncGetAttribute");
+        created->static_local_memory = static_cast<std::uint64_t>(value);
+        *kernel = created.release();
+    });
+}
+
+duet_status kernel_release(duet_kernel kernel)
+{
+    return guard([&] { delete kernel; });
+}
+
+duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std::uint64_t* static_local_memory)
+{
+    return guard([&] {
+        *max_block_size = kernel->max_block_size;
+        *static_local_memory = kernel->static_local_memory;
+    });
+}
+
+} // namespace duet::backend::cuda
