@@ -1,0 +1,67 @@
+// Kernels looked up by name in a built program, with what launches need cached once: the
+// argument count that queue_launch checks, and the limits that the core checks ranges against.
+#include "common.hpp"
+
+#include <memory>
+
+namespace duet::backend::opencl {
+namespace {
+
+[[noreturn]] void fail_unknown_kernel(const duet_program_s& program, const char* name, cl_int code)
+{
+    std::string listed = program.kernel_names.empty() ? "none" : program.kernel_names;
+    for (std::size_t at = listed.find(';'); at != std::string::npos; at = listed.find(';', at))
+        listed.replace(at, 1, ", ");
+    fail(DUET_ERROR_NOT_FOUND, std::string("no kernel '") + name + "' in program; it has: " + listed,
+         "clCreateKernel", code, error_name(code));
+}
+
+template <class T>
+T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param)
+{
+    T value{};
+    check(clGetKernelWorkGroupInfo(kernel, device, param, sizeof value, &value, nullptr), "clGetKernelWorkGroupInfo");
+    return value;
+}
+
+} // namespace
+
+duet_status kernel_create(duet_program program, const char* name, duet_kernel* kernel)
+{
+    return guard([&] {
+        auto created = std::make_unique<duet_kernel_s>();
+        created->name = name;
+        cl_int code = CL_SUCCESS;
+        created->kernel = clCreateKernel(program->program, name, &code);
+        if (code == CL_INVALID_KERNEL_NAME)
+            fail_unknown_kernel(*program, name, code);
+        check(code, "clCreateKernel");
+
+        const cl_device_id device = program->device->id;
+        created->arg_count = info<cl_uint>(clGetKernelInfo, created->kernel, CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
+        created->max_block_size = work_group_info<std::size_t>(created->kernel, device, CL_KERNEL_WORK_GROUP_SIZE);
+        created->static_local_memory = work_group_info<cl_ulong>(created->kernel, device, CL_KERNEL_LOCAL_MEM_SIZE);
+        *kernel = created.release();
+    });
+}
+
+duet_status kernel_release(duet_kernel kernel)
+{
+    return guard([&] { delete kernel; });
+}
+
+duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std::uint64_t* static_local_memory)
+{
+    return guard([&] {
+        *max_block_size = kernel->max_block_size;
+        *static_local_memory = kernel->static_local_memory;
+    });
+}
+
+} // namespace duet::backend::opencl
+
+duet_kernel_s::~duet_kernel_s()
+{
+    if (kernel)
+        clReleaseKernel(kernel);
+}

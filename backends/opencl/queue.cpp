@@ -1,0 +1,216 @@
+// Queues: copies, fills, launches and markers on an in-order cl_command_queue with profiling.
+// Every enqueue is non-blocking and asks for no event, since launch overhead is what duet is
+// measured on; the core has validated sizes and ranges before any of these is called.
+#include "common.hpp"
+
+#include <memory>
+
+namespace duet::backend::opencl {
+namespace {
+
+struct RectGeometry {
+    std::size_t origin[3];
+    std::size_t row_pitch;
+    std::size_t slice_pitch;
+};
+
+RectGeometry geometry(const duet_rect_side& side)
+{
+    return {{side.origin_bytes, side.origin_row, side.origin_slice},
+            side.row_pitch,
+            side.row_pitch * side.rows_per_slice};
+}
+
+[[noreturn]] void fail_argument_count(const duet_kernel_s& kernel, std::uint32_t given)
+{
+    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " + std::to_string(kernel.arg_count) +
+                                          " arguments; " + std::to_string(given) + " were given");
+}
+
+/// A refused argument is the caller's mistake (a value of the wrong size, most often), unless
+/// the driver ran out of memory.
+[[noreturn]] void fail_argument(const duet_kernel_s& kernel, std::uint32_t index, cl_int code)
+{
+    const bool bad_argument = code == CL_INVALID_ARG_INDEX || code == CL_INVALID_ARG_VALUE ||
+                              code == CL_INVALID_ARG_SIZE;
+    fail(bad_argument ? DUET_ERROR_INVALID_ARGUMENT : status_of(code),
+         "argument " + std::to_string(index) + " of kernel '" + kernel.name + "' was refused: " + error_name(code) +
+             " (" + std::to_string(code) + ")",
+         "clSetKernelArg", code, error_name(code));
+}
+
+} // namespace
+
+duet_status queue_create(duet_device device, duet_queue* queue)
+{
+    return guard([&] {
+        auto created = std::make_unique<duet_queue_s>();
+        cl_int code = CL_SUCCESS;
+        created->queue = clCreateCommandQueue(device->context, device->id, CL_QUEUE_PROFILING_ENABLE, &code);
+        check(code, "clCreateCommandQueue");
+        *queue = created.release();
+    });
+}
+
+duet_status queue_release(duet_queue queue)
+{
+    return guard([&] { delete queue; });
+}
+
+duet_status queue_finish(duet_queue queue)
+{
+    return guard([&] { check(clFinish(queue->queue), "clFinish"); });
+}
+
+duet_status queue_write(duet_queue queue, duet_buffer dst, std::size_t offset, const void* src, std::size_t bytes)
+{
+    return guard([&] {
+        check(clEnqueueWriteBuffer(queue->queue, dst->memory, CL_FALSE, offset, bytes, src, 0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+    });
+}
+
+duet_status queue_read(duet_queue queue, void* dst, duet_buffer src, std::size_t offset, std::size_t bytes)
+{
+    return guard([&] {
+        check(clEnqueueReadBuffer(queue->queue, src->memory, CL_FALSE, offset, bytes, dst, 0, nullptr, nullptr),
+              "clEnqueueReadBuffer");
+    });
+}
+
+duet_status queue_copy(duet_queue queue, duet_buffer dst, std::size_t dst_offset, duet_buffer src,
+                       std::size_t src_offset, std::size_t bytes)
+{
+    return guard([&] {
+        check(clEnqueueCopyBuffer(queue->queue, src->memory, dst->memory, src_offset, dst_offset, bytes, 0, nullptr,
+                                  nullptr),
+              "clEnqueueCopyBuffer");
+    });
+}
+
+duet_status queue_fill(duet_queue queue, duet_buffer dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                       std::size_t pattern_size)
+{
+    return guard([&] {
+        check(clEnqueueFillBuffer(queue->queue, dst->memory, pattern, pattern_size, offset, bytes, 0, nullptr,
+                                  nullptr),
+              "clEnqueueFillBuffer");
+    });
+}
+
+duet_status queue_write_rect(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side, const void* src,
+                             const duet_rect_side* src_side, const duet_extent* extent)
+{
+    return guard([&] {
+        const RectGeometry buffer = geometry(*dst_side);
+        const RectGeometry host = geometry(*src_side);
+        const std::size_t region[3] = {extent->width_bytes, extent->height, extent->depth};
+        check(clEnqueueWriteBufferRect(queue->queue, dst->memory, CL_FALSE, buffer.origin, host.origin, region,
+                                       buffer.row_pitch, buffer.slice_pitch, host.row_pitch, host.slice_pitch, src,
+                                       0, nullptr, nullptr),
+              "clEnqueueWriteBufferRect");
+    });
+}
+
+duet_status queue_read_rect(duet_queue queue, void* dst, const duet_rect_side* dst_side, duet_buffer src,
+                            const duet_rect_side* src_side, const duet_extent* extent)
+{
+    return guard([&] {
+        const RectGeometry buffer = geometry(*src_side);
+        const RectGeometry host = geometry(*dst_side);
+        const std::size_t region[3] = {extent->width_bytes, extent->height, extent->depth};
+        check(clEnqueueReadBufferRect(queue->queue, src->memory, CL_FALSE, buffer.origin, host.origin, region,
+                                      buffer.row_pitch, buffer.slice_pitch, host.row_pitch, host.slice_pitch, dst, 0,
+                                      nullptr, nullptr),
+              "clEnqueueReadBufferRect");
+    });
+}
+
+duet_status queue_copy_rect(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side, duet_buffer src,
+                            const duet_rect_side* src_side, const duet_extent* extent)
+{
+    return guard([&] {
+        const RectGeometry to = geometry(*dst_side);
+        const RectGeometry from = geometry(*src_side);
+        const std::size_t region[3] = {extent->width_bytes, extent->height, extent->depth};
+        check(clEnqueueCopyBufferRect(queue->queue, src->memory, dst->memory, from.origin, to.origin, region,
+                                      from.row_pitch, from.slice_pitch, to.row_pitch, to.slice_pitch, 0, nullptr,
+                                      nullptr),
+              "clEnqueueCopyBufferRect");
+    });
+}
+
+// The hot path: no heap allocation unless it fails.
+duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch_range* range,
+                         const duet_kernel_arg* args, std::uint32_t arg_count)
+{
+    return guard([&] {
+        if (arg_count != kernel->arg_count)
+            fail_argument_count(*kernel, arg_count);
+
+        std::size_t global[3] = {};
+        std::size_t local[3] = {};
+        for (std::uint32_t d = 0; d < range->dims; ++d) {
+            global[d] = range->grid[d] * range->block[d];
+            local[d] = range->block[d];
+        }
+
+        std::lock_guard lock(kernel->launch_mutex);
+        for (std::uint32_t i = 0; i < arg_count; ++i) {
+            const duet_kernel_arg& arg = args[i];
+            cl_int code = CL_SUCCESS;
+            switch (arg.kind) {
+            case DUET_ARG_BUFFER:
+                code = clSetKernelArg(kernel->kernel, i, sizeof(cl_mem), &arg.buffer->memory);
+                break;
+            case DUET_ARG_VALUE:
+                code = clSetKernelArg(kernel->kernel, i, arg.size, arg.value);
+                break;
+            case DUET_ARG_LOCAL:
+                code = clSetKernelArg(kernel->kernel, i, arg.size, nullptr);
+                break;
+            default:
+                fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel->name +
+                                                      "' has unknown kind " +
+                                                      std::to_string(static_cast<int>(arg.kind)));
+            }
+            if (code != CL_SUCCESS) [[unlikely]]
+                fail_argument(*kernel, i, code);
+        }
+        check(clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0, nullptr,
+                                     nullptr),
+              "clEnqueueNDRangeKernel");
+    });
+}
+
+duet_status queue_record(duet_queue queue, duet_event* event)
+{
+    return guard([&] {
+        auto recorded = std::make_unique<duet_event_s>();
+        check(clEnqueueMarkerWithWaitList(queue->queue, 0, nullptr, &recorded->event), "clEnqueueMarkerWithWaitList");
+        // OpenCL lets another queue wait on this event, and event_query see it complete, only
+        // once the command is flushed to the device (OpenCL 1.2, section 5.13).
+        check(clFlush(queue->queue), "clFlush");
+        *event = recorded.release();
+    });
+}
+
+duet_status queue_wait(duet_queue queue, duet_event event)
+{
+    return guard([&] {
+        check(clEnqueueBarrierWithWaitList(queue->queue, 1, &event->event, nullptr), "clEnqueueBarrierWithWaitList");
+    });
+}
+
+duet_status queue_native(duet_queue queue, void** native)
+{
+    return guard([&] { *native = queue->queue; });
+}
+
+} // namespace duet::backend::opencl
+
+duet_queue_s::~duet_queue_s()
+{
+    if (queue)
+        clReleaseCommandQueue(queue);
+}
