@@ -275,7 +275,7 @@ duet_status device_program_format(duet_device, std::uint32_t index, duet_program
 {
     // Offline fatbins first (no compiler at run time), then NVRTC for source, then cached cubins.
     static constexpr duet_program_format formats[] = {DUET_FORMAT_FATBIN, DUET_FORMAT_CUDA_C, DUET_FORMAT_NATIVE};
-    return guard([&] { *format = index < std::size(formats) ? formats[index] : duet_program_format{}; });
+    return guard([&] { *format = index < std::size(formats) ? formats[index] : DUET_FORMAT_NONE; });
 }
 
 } // namespace duet::backend::cuda

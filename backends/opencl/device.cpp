@@ -514,7 +514,7 @@ duet_status device_program_format(duet_device, std::uint32_t index, duet_program
 {
     return guard([&] {
         constexpr duet_program_format accepted[] = {DUET_FORMAT_OPENCL_C, DUET_FORMAT_NATIVE};
-        *format = index < std::size(accepted) ? accepted[index] : duet_program_format{};
+        *format = index < std::size(accepted) ? accepted[index] : DUET_FORMAT_NONE;
     });
 }
 

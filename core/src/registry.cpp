@@ -114,7 +114,7 @@ std::shared_ptr<detail::DeviceState> describe_device(const std::shared_ptr<const
     for (std::uint32_t i = 0;; ++i) {
         duet_program_format format{};
         backend->check(api.device_program_format(device->handle, i, &format));
-        if (format == 0) {
+        if (format == DUET_FORMAT_NONE) {
             break;
         }
         device->formats.push_back(static_cast<ProgramFormat>(format));

@@ -62,7 +62,7 @@ typedef struct duet_device_properties {
     char vendor[128];
     char driver_version[64];
     char platform[128];    /* OpenCL platform name; "CUDA" on CUDA */
-    char api_version[64];  /* OpenCL: CL_DEVICE_VERSION; CUDA: the driver's CUDA version */
+    char api_version[128]; /* OpenCL: CL_DEVICE_VERSION; CUDA: the driver's CUDA version */
     duet_device_type type;
     uint32_t compute_units;            /* OpenCL compute units, CUDA multiprocessors */
     uint64_t max_block_size;           /* max work-items per work-group / threads per block */
@@ -136,6 +136,7 @@ typedef struct duet_launch_range {
 
 /* Program formats a backend may take; the core picks the first one a program ships. */
 typedef enum duet_program_format {
+    DUET_FORMAT_NONE = 0,     /* past the end of a device's list */
     DUET_FORMAT_OPENCL_C = 1, /* OpenCL C source */
     DUET_FORMAT_CUDA_C = 2,   /* CUDA C++ source, compiled at run time */
     DUET_FORMAT_FATBIN = 3,   /* CUDA fatbin (SASS and PTX) */
@@ -163,7 +164,7 @@ typedef struct duet_backend_v1 {
     duet_status (*device_raw_properties)(duet_device device, duet_property_sink sink, void* context);
     /* cl_device_id and cl_context, or CUdevice (widened to a pointer) and CUcontext. */
     duet_status (*device_native)(duet_device device, void** native_device, void** native_context);
-    /* A program format the device accepts, in order of preference; index past the end gives 0. */
+    /* A program format the device accepts, in order of preference; DUET_FORMAT_NONE past the end. */
     duet_status (*device_program_format)(duet_device device, uint32_t index, duet_program_format* format);
 
     duet_status (*queue_create)(duet_device device, duet_queue* queue);
