@@ -5,25 +5,16 @@
 
 namespace duet {
 
-namespace {
-const detail::EventState& checked(const Event& event, const char* call)
-{
-    if (!event.state()) {
-        detail::fail<InvalidArgument>("duet", call, "an empty Event");
-    }
-    return *event.state();
-}
-} // namespace
 
 void Event::wait() const
 {
-    const auto& event = checked(*this, "Event::wait");
+    const auto& event = detail::live(state_, "Event::wait", "Event");
     event.device->check(event.device->api().event_wait(event.handle));
 }
 
 bool Event::complete() const
 {
-    const auto& event = checked(*this, "Event::complete");
+    const auto& event = detail::live(state_, "Event::complete", "Event");
     int complete = 0;
     event.device->check(event.device->api().event_query(event.handle, &complete));
     return complete != 0;
@@ -31,8 +22,8 @@ bool Event::complete() const
 
 double elapsed_ms(const Event& start, const Event& end)
 {
-    const auto& from = checked(start, "elapsed_ms");
-    const auto& to = checked(end, "elapsed_ms");
+    const auto& from = detail::live(start.state(), "elapsed_ms", "Event");
+    const auto& to = detail::live(end.state(), "elapsed_ms", "Event");
     if (from.device != to.device) {
         detail::fail<InvalidArgument>(from.device->backend->name(), "elapsed_ms",
                                       "the two events belong to different devices, whose clocks differ");

@@ -26,23 +26,23 @@ std::string_view to_string(HostMemoryKind kind)
 }
 
 std::size_t RawBuffer::bytes() const { return state_ ? state_->bytes : 0; }
-Device RawBuffer::device() const { return Device(state_->device); }
+Device RawBuffer::device() const { return Device(detail::live(state_, "RawBuffer::device", "RawBuffer").device); }
 
 void* RawBuffer::native() const
 {
     void* native = nullptr;
-    const auto& device = *state_->device;
+    const auto& device = *detail::live(state_, "RawBuffer::native", "RawBuffer").device;
     device.check(device.backend->require(device.api().buffer_native, "native buffer handles")(state_->handle, &native));
     return native;
 }
 
 void* HostBuffer::data() const { return state_ ? state_->data : nullptr; }
 std::size_t HostBuffer::bytes() const { return state_ ? state_->bytes : 0; }
-HostMemoryKind HostBuffer::kind() const { return state_->kind; }
+HostMemoryKind HostBuffer::kind() const { return detail::live(state_, "HostBuffer::kind", "HostBuffer").kind; }
 
 RawBuffer HostBuffer::device_buffer() const
 {
-    const auto& device = state_->device;
+    const auto& device = detail::live(state_, "HostBuffer::device_buffer", "HostBuffer").device;
     if (state_->kind != HostMemoryKind::mapped && state_->kind != HostMemoryKind::registered) {
         detail::fail<InvalidArgument>(device->backend->name(), "HostBuffer::device_buffer",
                                       std::string("kernels can read mapped or registered host memory, not ") +

@@ -190,7 +190,7 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
 
 Kernel Program::kernel(std::string_view name) const
 {
-    const auto& device = *state_->device;
+    const auto& device = *detail::live(state_, "Program::kernel", "Program").device;
     auto kernel = std::make_shared<detail::KernelState>();
     kernel->program = state_;
     kernel->name = std::string(name);
@@ -201,7 +201,7 @@ Kernel Program::kernel(std::string_view name) const
 
 std::vector<std::string> Program::kernel_names() const
 {
-    const auto& device = *state_->device;
+    const auto& device = *detail::live(state_, "Program::kernel_names", "Program").device;
     const char* names = nullptr;
     device.check(device.api().program_kernel_names(state_->handle, &names));
     std::vector<std::string> result;
@@ -214,12 +214,18 @@ std::vector<std::string> Program::kernel_names() const
     return result;
 }
 
-std::string Program::binary() const { return program_binary(*state_); }
-Device Program::device() const { return Device(state_->device); }
+std::string Program::binary() const { return program_binary(detail::live(state_, "Program::binary", "Program")); }
+Device Program::device() const { return Device(detail::live(state_, "Program::device", "Program").device); }
 
-const std::string& Kernel::name() const { return state_->name; }
-std::uint64_t Kernel::max_block_size() const { return state_->max_block_size; }
-std::uint64_t Kernel::static_local_memory() const { return state_->static_local_memory; }
+const std::string& Kernel::name() const { return detail::live(state_, "Kernel::name", "Kernel").name; }
+std::uint64_t Kernel::max_block_size() const
+{
+    return detail::live(state_, "Kernel::max_block_size", "Kernel").max_block_size;
+}
+std::uint64_t Kernel::static_local_memory() const
+{
+    return detail::live(state_, "Kernel::static_local_memory", "Kernel").static_local_memory;
+}
 
 namespace detail {
 ProgramState::~ProgramState()

@@ -253,10 +253,7 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     constexpr const char* call = "Queue::launch";
     const auto& device = *state_->device;
     const std::string& name = device.backend->name();
-    if (!kernel.state()) {
-        detail::fail<InvalidArgument>(name, call, "an empty Kernel");
-    }
-    const auto& k = *kernel.state();
+    const auto& k = detail::live(kernel.state(), call, "Kernel");
     if (k.program->device != state_->device) {
         check_same_device(*state_, k.program->device, call, ("kernel '" + k.name + "'").c_str());
     }
@@ -368,11 +365,9 @@ Event Queue::record()
 
 void Queue::wait(const Event& event)
 {
-    if (!event.state()) {
-        detail::fail<InvalidArgument>(state_->device->backend->name(), "Queue::wait", "an empty Event");
-    }
-    check_same_device(*state_, event.state()->device, "Queue::wait", "the event");
-    state_->device->check(state_->device->api().queue_wait(state_->handle, event.state()->handle));
+    const auto& waited = detail::live(event.state(), "Queue::wait", "Event");
+    check_same_device(*state_, waited.device, "Queue::wait", "the event");
+    state_->device->check(state_->device->api().queue_wait(state_->handle, waited.handle));
 }
 
 void Queue::finish() { state_->device->check(state_->device->api().queue_finish(state_->handle)); }

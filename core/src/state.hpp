@@ -60,6 +60,16 @@ template <class E>
     throw E(backend, call, 0, "", std::move(message));
 }
 
+/// The state behind a public handle; InvalidArgument when the handle is empty (default-constructed).
+template <class State>
+const State& live(const std::shared_ptr<State>& state, const char* call, const char* type)
+{
+    if (!state) {
+        fail<InvalidArgument>("duet", call, std::string("an empty ") + type + " (default-constructed, or moved from)");
+    }
+    return *state;
+}
+
 struct ProgramState;
 
 struct DeviceState {
