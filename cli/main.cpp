@@ -73,12 +73,12 @@ Result run_vector_add(const duet::Device& device, const std::vector<float>& a, c
     Result result{device, std::vector<float>(n, std::nanf("")), 0, 0, 0};
 
     const auto start = queue.record();
-    queue.write(da, std::span<const float>(a));
-    queue.write(db, std::span<const float>(b));
+    queue.write(da, a);
+    queue.write(db, b);
     const auto copied_in = queue.record();
     launcher.run(queue, da, db, dc, n);
     const auto computed = queue.record();
-    queue.read(std::span<float>(result.c), dc);
+    queue.read(result.c, dc);
     const auto copied_out = queue.record();
     copied_out.wait();
     result.h2d_ms = duet::elapsed_ms(start, copied_in);

@@ -95,25 +95,26 @@ public:
     void copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
                    const Extent& extent);
 
+    // Typed copies: the element type comes from the buffer, so a std::vector converts to the span.
     template <class T>
-    void write(const BufferView<T>& dst, std::span<const T> src)
+    void write(const BufferView<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         check_count(dst.count, src.size());
         write_bytes(dst.buffer, dst.offset * sizeof(T), src.data(), src.size_bytes());
     }
     template <class T>
-    void write(const Buffer<T>& dst, std::span<const T> src)
+    void write(const Buffer<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         write(BufferView<T>(dst), src);
     }
     template <class T>
-    void read(std::span<T> dst, const BufferView<T>& src)
+    void read(std::span<std::type_identity_t<T>> dst, const BufferView<T>& src)
     {
         check_count(src.count, dst.size());
         read_bytes(dst.data(), src.buffer, src.offset * sizeof(T), dst.size_bytes());
     }
     template <class T>
-    void read(std::span<T> dst, const Buffer<T>& src)
+    void read(std::span<std::type_identity_t<T>> dst, const Buffer<T>& src)
     {
         read(dst, BufferView<T>(src));
     }
@@ -124,20 +125,30 @@ public:
         copy_bytes(dst.buffer, dst.offset * sizeof(T), src.buffer, src.offset * sizeof(T), src.count * sizeof(T));
     }
     template <class T>
-    void fill(const BufferView<T>& dst, const T& value)
+    void copy(const Buffer<T>& dst, const Buffer<T>& src)
+    {
+        copy(BufferView<T>(dst), BufferView<T>(src));
+    }
+    template <class T>
+    void fill(const BufferView<T>& dst, const std::type_identity_t<T>& value)
     {
         fill_bytes(dst.buffer, dst.offset * sizeof(T), dst.count * sizeof(T), &value, sizeof(T));
+    }
+    template <class T>
+    void fill(const Buffer<T>& dst, const std::type_identity_t<T>& value)
+    {
+        fill(BufferView<T>(dst), value);
     }
 
     /// A densely packed host array (width × height × depth) to and from a pitched buffer.
     template <class T>
-    void write(const PitchedBuffer<T>& dst, std::span<const T> src)
+    void write(const PitchedBuffer<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         check_count(dst.width() * dst.height() * dst.depth(), src.size());
         write_rect(dst.raw(), device_side(dst), src.data(), host_side(dst), extent(dst));
     }
     template <class T>
-    void read(std::span<T> dst, const PitchedBuffer<T>& src)
+    void read(std::span<std::type_identity_t<T>> dst, const PitchedBuffer<T>& src)
     {
         check_count(src.width() * src.height() * src.depth(), dst.size());
         read_rect(dst.data(), host_side(src), src.raw(), device_side(src), extent(src));
