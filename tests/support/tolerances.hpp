@@ -14,4 +14,8 @@ inline constexpr std::uint32_t cross_device_ulps = 0;
 /// reduce_sum is fed integer-valued floats whose sums stay below 2^24: exact in any order.
 inline constexpr double reduction_absolute = 0.0;
 
+/// y = a·x + y through a vendor BLAS: one fused multiply-add or a multiply and an add, so up to
+/// two roundings against the reference's one; relative to |a·x| + |y|.
+inline constexpr double axpy_relative = 2.5e-7;
+
 } // namespace duet::test::tolerance
