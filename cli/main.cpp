@@ -49,7 +49,12 @@ int list_devices(const duet::Registry& registry)
                   << "      compute units " << p.compute_units << ", max block " << p.max_block_size << " ("
                   << p.max_block_dims[0] << "x" << p.max_block_dims[1] << "x" << p.max_block_dims[2] << "), warp "
                   << p.warp_width << ", local memory " << p.local_memory_per_block / 1024 << " KiB, global memory "
-                  << p.global_memory / (1024 * 1024) << " MiB, clock " << p.clock_mhz << " MHz\n";
+                  << p.global_memory / (1024 * 1024) << " MiB, clock " << p.clock_mhz << " MHz";
+        if (p.theoretical_bandwidth_gbps() > 0) {
+            std::cout << ", memory " << p.memory_bus_width_bits << "-bit at " << p.memory_clock_mhz << " MHz ("
+                      << static_cast<int>(p.theoretical_bandwidth_gbps()) << " GB/s peak)";
+        }
+        std::cout << "\n";
     }
     if (registry.devices().empty()) {
         std::cout << "  none\n";

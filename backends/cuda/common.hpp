@@ -63,6 +63,7 @@
     X(cuFuncGetName)                                                                                                   \
     X(cuFuncGetAttribute)                                                                                              \
     X(cuFuncSetAttribute)                                                                                              \
+    X(cuFuncSetCacheConfig)                                                                                            \
     X(cuFuncGetParamInfo)                                                                                              \
     X(cuLaunchKernel)
 

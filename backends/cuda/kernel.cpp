@@ -63,4 +63,28 @@ duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std
     });
 }
 
+duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference)
+{
+    return guard([&] {
+        CUfunc_cache config = CU_FUNC_CACHE_PREFER_NONE;
+        switch (preference) {
+        case DUET_CACHE_PREFER_NONE:
+            break;
+        case DUET_CACHE_PREFER_SHARED:
+            config = CU_FUNC_CACHE_PREFER_SHARED;
+            break;
+        case DUET_CACHE_PREFER_L1:
+            config = CU_FUNC_CACHE_PREFER_L1;
+            break;
+        case DUET_CACHE_PREFER_EQUAL:
+            config = CU_FUNC_CACHE_PREFER_EQUAL;
+            break;
+        default:
+            fail(DUET_ERROR_INVALID_ARGUMENT, "unknown cache preference " + std::to_string(static_cast<int>(preference)));
+        }
+        ContextScope scope(*kernel->device);
+        check(driver().cuFuncSetCacheConfig(kernel->function, config), "cuFuncSetCacheConfig");
+    });
+}
+
 } // namespace duet::backend::cuda

@@ -227,6 +227,14 @@ std::uint64_t Kernel::static_local_memory() const
     return detail::live(state_, "Kernel::static_local_memory", "Kernel").static_local_memory;
 }
 
+void Kernel::set_cache_preference(CachePreference preference) const
+{
+    const auto& kernel = detail::live(state_, "Kernel::set_cache_preference", "Kernel");
+    const auto& device = *kernel.program->device;
+    device.check(device.backend->require(device.api().kernel_set_cache_preference, "cache preferences")(
+        kernel.handle, static_cast<duet_cache_preference>(preference)));
+}
+
 namespace detail {
 ProgramState::~ProgramState()
 {

@@ -41,6 +41,16 @@ TEST_P(DeviceConformance, PropertiesAreFilledIn)
         EXPECT_GE(p.compute_capability_major, 1u);
         EXPECT_EQ(p.platform, "CUDA");
         EXPECT_EQ(p.type, DeviceType::gpu);
+        EXPECT_EQ(p.warp_width, 32u);
+        EXPECT_GT(p.max_threads_per_multiprocessor, 0u);
+        EXPECT_GT(p.registers_per_block, 0u);
+        EXPECT_GT(p.l2_cache, 0u);
+        EXPECT_GT(p.copy_engines, 0u);
+        EXPECT_TRUE(p.unified_addressing);
+        // Bus width and memory clock give the peak bandwidth: between 100 GB/s and 20 TB/s on any
+        // GPU CUDA 13 supports.
+        EXPECT_GT(p.theoretical_bandwidth_gbps(), 100.0);
+        EXPECT_LT(p.theoretical_bandwidth_gbps(), 20000.0);
     }
 }
 

@@ -67,6 +67,26 @@ TEST_P(KernelConformance, ScalarArgumentsOfEveryWidthArrive)
     EXPECT_EQ(got[6], std::bit_cast<std::int32_t>(f));
 }
 
+TEST_P(KernelConformance, CachePreferenceIsAHintOnCudaAndUnsupportedOnOpenCL)
+{
+    const Kernel kernel = test_kernel(device(), "reduce_sum");
+    if (is_opencl()) {
+        const auto error = expect_error<Unsupported>([&] { kernel.set_cache_preference(CachePreference::prefer_shared); });
+        ASSERT_TRUE(error);
+        EXPECT_NE(error->message().find("L1"), std::string::npos) << error->message();
+        return;
+    }
+    kernel.set_cache_preference(CachePreference::prefer_shared);
+    // The hint changes no result: the reduction still sums correctly after it.
+    const std::vector<float> values = random_integral_floats(1000, test_seed());
+    Buffer<float> in = make_buffer(device(), queue(), values);
+    Buffer<float> partial = device().alloc<float>(4);
+    queue().launch(kernel, Range::cover(1000, 256), in, partial, LocalMemory{256 * sizeof(float)}, 1000u);
+    const std::vector<float> sums = download(queue(), partial);
+    EXPECT_EQ(sums[0], std::accumulate(values.begin(), values.begin() + 256, 0.0f));
+    kernel.set_cache_preference(CachePreference::none);
+}
+
 TEST_P(KernelConformance, DynamicLocalMemoryServesAReduction)
 {
     const Kernel kernel = test_kernel(device(), "reduce_sum");

@@ -59,6 +59,11 @@ struct DeviceProperties {
     std::uint32_t max_threads_per_multiprocessor = 0;
     std::uint32_t memory_bus_width_bits = 0;
     std::uint32_t memory_clock_mhz = 0;
+
+    /// Peak device-memory bandwidth in GB/s (1e9 bytes/s) from the bus width and the memory clock,
+    /// counting two transfers per clock as DDR and HBM make; 0 where either is unknown.
+    double theoretical_bandwidth_gbps() const { return 2.0 * memory_clock_mhz * 1e6 * (memory_bus_width_bits / 8) / 1e9; }
+
     /// Every property the backend reports, under its own names (CL_DEVICE_*, CU_DEVICE_ATTRIBUTE_*).
     std::vector<std::pair<std::string, std::string>> raw;
 };

@@ -54,6 +54,9 @@ struct LocalMemory {
     std::size_t bytes;
 };
 
+/// How a kernel would like on-chip memory split between L1 cache and shared memory.
+enum class CachePreference { none, prefer_shared, prefer_l1, equal };
+
 class Kernel {
 public:
     Kernel() = default;
@@ -65,6 +68,9 @@ public:
     std::uint64_t max_block_size() const;
     /// Local memory the kernel declares statically (CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).
     std::uint64_t static_local_memory() const;
+    /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
+    /// and throws Unsupported.
+    void set_cache_preference(CachePreference preference) const;
 
     const std::shared_ptr<const detail::KernelState>& state() const { return state_; }
 

@@ -134,6 +134,14 @@ typedef struct duet_launch_range {
     size_t block[3];
 } duet_launch_range;
 
+/* The preferred split between L1 cache and shared memory (cuFuncSetCacheConfig). */
+typedef enum duet_cache_preference {
+    DUET_CACHE_PREFER_NONE = 0,
+    DUET_CACHE_PREFER_SHARED = 1,
+    DUET_CACHE_PREFER_L1 = 2,
+    DUET_CACHE_PREFER_EQUAL = 3
+} duet_cache_preference;
+
 /* Program formats a backend may take; the core picks the first one a program ships. */
 typedef enum duet_program_format {
     DUET_FORMAT_NONE = 0,     /* past the end of a device's list */
@@ -221,6 +229,9 @@ typedef struct duet_backend_v1 {
     duet_status (*kernel_release)(duet_kernel kernel);
     /* Kernel-specific limits: work-items per block and static local memory. */
     duet_status (*kernel_limits)(duet_kernel kernel, uint64_t* max_block_size, uint64_t* static_local_memory);
+    /* A hint for later launches of the kernel; DUET_ERROR_UNSUPPORTED where the API has no such
+     * control (OpenCL). */
+    duet_status (*kernel_set_cache_preference)(duet_kernel kernel, duet_cache_preference preference);
 } duet_backend_v1;
 
 /* The one exported symbol, declared by each backend as
