@@ -148,6 +148,8 @@ std::string program_binary(const detail::ProgramState& program)
 
 } // namespace
 
+std::filesystem::path program_cache_directory() { return detail::cache_directory(); }
+
 Program Device::build(const ProgramSource& source) const { return build(source, BuildOptions{}); }
 
 Program Device::build(const ProgramSource& source, const BuildOptions& options) const

@@ -1,19 +1,16 @@
 // Backend discovery and loading through Boost.DLL, and device selection by selector string.
 #include <duet/registry.hpp>
 
+#include "plugin_library.hpp"
 #include "state.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
-#include <boost/dll/shared_library.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
-#include <mutex>
-#include <regex>
 #include <set>
-#include <sstream>
 
 namespace duet {
 
@@ -23,16 +20,6 @@ namespace {
 
 /// Backends duet ships; each is listed even when its plugin is absent, so users see why.
 constexpr const char* known_backends[] = {"opencl", "cuda"};
-
-/// Libraries stay loaded for the life of the process: a driver may still be tearing down
-/// contexts in its own exit handlers after the last duet object is gone.
-void keep_loaded(boost::dll::shared_library library)
-{
-    static std::mutex mutex;
-    static auto* libraries = new std::vector<boost::dll::shared_library>;
-    std::lock_guard lock(mutex);
-    libraries->push_back(std::move(library));
-}
 
 std::string lowercase(std::string_view text)
 {
@@ -134,19 +121,15 @@ Loaded load_backend(const std::string& name, const fs::path& path)
     result.info.path = path;
     auto& info = result.info;
 
-    boost::dll::shared_library library;
-    try {
-        library.load(path.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-    } catch (const std::exception& error) {
-        info.reason = std::string("the loader could not open it: ") + error.what();
+    const auto library = detail::open_plugin(path, info.reason);
+    if (!library) {
         return result;
     }
-    if (!library.has(DUET_BACKEND_ENTRY_SYMBOL)) {
+    if (!library->has(DUET_BACKEND_ENTRY_SYMBOL)) {
         info.reason = "it does not export the entry symbol " DUET_BACKEND_ENTRY_SYMBOL "; not a duet backend";
         return result;
     }
-    const auto entry = library.get<std::remove_pointer_t<duet_backend_entry_fn>>(DUET_BACKEND_ENTRY_SYMBOL);
-    keep_loaded(library);
+    const auto entry = library->get<std::remove_pointer_t<duet_backend_entry_fn>>(DUET_BACKEND_ENTRY_SYMBOL);
 
     const duet_backend_v1* table = nullptr;
     const duet_status status = entry(DUET_ABI_MAJOR, DUET_ABI_MINOR, &table);
@@ -195,15 +178,6 @@ Loaded load_backend(const std::string& name, const fs::path& path)
     return result;
 }
 
-std::string join_dirs(const std::vector<fs::path>& directories)
-{
-    std::string text;
-    for (const auto& dir : directories) {
-        text += (text.empty() ? "" : ", ") + dir.string();
-    }
-    return text.empty() ? "(no directories)" : text;
-}
-
 std::string device_list(const std::vector<Device>& devices, const std::vector<BackendInfo>& backends)
 {
     std::string text = "devices that exist:";
@@ -236,15 +210,7 @@ bool matches(const Device& device, const std::string& which)
 
 std::vector<fs::path> Registry::default_search_path()
 {
-    std::vector<fs::path> directories;
-    if (const char* paths = std::getenv("DUET_BACKEND_PATH")) {
-        std::stringstream stream(paths);
-        for (std::string dir; std::getline(stream, dir, ':');) {
-            if (!dir.empty()) {
-                directories.emplace_back(dir);
-            }
-        }
-    }
+    auto directories = detail::directories_from("DUET_BACKEND_PATH");
 #ifdef DUET_BUILD_BACKEND_DIR
     directories.emplace_back(DUET_BUILD_BACKEND_DIR);
 #endif
@@ -254,34 +220,18 @@ std::vector<fs::path> Registry::default_search_path()
 
 const Registry& Registry::global()
 {
-    // Never destroyed: see keep_loaded().
+    // Never destroyed, like the plugins it loaded (see open_plugin).
     static const auto* registry = new Registry(default_search_path());
     return *registry;
 }
 
 Registry::Registry(const std::vector<fs::path>& directories)
 {
-    static const std::regex plugin_name("libduet_backend_(.+)\\.so");
-    std::map<std::string, fs::path> found;
-    for (const auto& dir : directories) {
-        std::error_code ec;
-        std::vector<fs::path> files;
-        for (const auto& entry : fs::directory_iterator(dir, ec)) {
-            files.push_back(entry.path());
-        }
-        std::sort(files.begin(), files.end());
-        for (const auto& file : files) {
-            std::smatch match;
-            const std::string filename = file.filename().string();
-            if (std::regex_match(filename, match, plugin_name)) {
-                found.try_emplace(match[1].str(), file);
-            }
-        }
-    }
+    const auto found = detail::find_plugins(directories, "duet_backend_");
     for (const char* name : known_backends) {
         if (!found.contains(name)) {
             backends_.push_back({name, {}, false,
-                                 std::string("no libduet_backend_") + name + ".so in " + join_dirs(directories) +
+                                 std::string("no libduet_backend_") + name + ".so in " + detail::join(directories) +
                                      " (this build has no " + name + " backend, or DUET_BACKEND_PATH misses it)",
                                  {}, 0});
         }

@@ -10,3 +10,4 @@
 #include <duet/queue.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>
+#include <duet/workload.hpp>

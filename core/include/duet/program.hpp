@@ -78,6 +78,10 @@ private:
     std::shared_ptr<const detail::KernelState> state_;
 };
 
+/// Where built programs are cached on disk: DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else
+/// ~/.cache/duet; empty when DUET_CACHE is off or 0. Files there may be deleted at any time.
+std::filesystem::path program_cache_directory();
+
 class Program {
 public:
     Program() = default;

@@ -1,0 +1,75 @@
+// Plugin discovery and loading shared by the backend and workload registries.
+#include "plugin_library.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+namespace duet::detail {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> directories_from(const char* variable)
+{
+    std::vector<fs::path> directories;
+    if (const char* paths = std::getenv(variable)) {
+        std::stringstream stream(paths);
+        for (std::string dir; std::getline(stream, dir, ':');) {
+            if (!dir.empty()) {
+                directories.emplace_back(dir);
+            }
+        }
+    }
+    return directories;
+}
+
+std::map<std::string, fs::path> find_plugins(const std::vector<fs::path>& directories, const std::string& prefix)
+{
+    const std::regex pattern("lib" + prefix + "(.+)\\.so");
+    std::map<std::string, fs::path> found;
+    for (const auto& dir : directories) {
+        std::error_code ec;
+        std::vector<fs::path> files;
+        for (const auto& entry : fs::directory_iterator(dir, ec)) {
+            files.push_back(entry.path());
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            std::smatch match;
+            const std::string filename = file.filename().string();
+            if (std::regex_match(filename, match, pattern)) {
+                found.try_emplace(match[1].str(), file);
+            }
+        }
+    }
+    return found;
+}
+
+std::optional<boost::dll::shared_library> open_plugin(const fs::path& path, std::string& reason)
+{
+    static std::mutex mutex;
+    static auto* libraries = new std::vector<boost::dll::shared_library>; // never freed: see above
+    boost::dll::shared_library library;
+    try {
+        library.load(path.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& error) {
+        reason = std::string("the loader could not open it: ") + error.what();
+        return std::nullopt;
+    }
+    std::lock_guard lock(mutex);
+    libraries->push_back(library);
+    return library;
+}
+
+std::string join(const std::vector<fs::path>& directories)
+{
+    std::string text;
+    for (const auto& dir : directories) {
+        text += (text.empty() ? "" : ", ") + dir.string();
+    }
+    return text.empty() ? "(no directories)" : text;
+}
+
+} // namespace duet::detail

@@ -1,0 +1,171 @@
+// Workload settings (parameter values checked against their declared ranges) and the registry
+// that finds and loads workload plugins.
+#include <duet/error.hpp>
+#include <duet/workload.hpp>
+
+#include "plugin_library.hpp"
+#include "state.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace duet {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+std::string accepted(const WorkloadParameter& parameter)
+{
+    switch (parameter.type) {
+    case WorkloadParameter::Type::integer:
+        return "an integer from " + number(parameter.min) + " to " + number(parameter.max);
+    case WorkloadParameter::Type::real:
+        return "a number from " + number(parameter.min) + " to " + number(parameter.max);
+    case WorkloadParameter::Type::choice: {
+        std::string text = "one of";
+        for (const auto& choice : parameter.choices) {
+            text += " " + choice;
+        }
+        return text;
+    }
+    }
+    return "";
+}
+
+/// Whether `text` is a value of `parameter`; whole-string parses only ("12x" is not 12).
+bool valid(const WorkloadParameter& parameter, const std::string& text)
+{
+    const char* end = text.data() + text.size();
+    switch (parameter.type) {
+    case WorkloadParameter::Type::integer: {
+        std::int64_t value = 0;
+        const auto [rest, error] = std::from_chars(text.data(), end, value);
+        return error == std::errc() && rest == end && value >= parameter.min && value <= parameter.max;
+    }
+    case WorkloadParameter::Type::real: {
+        double value = 0;
+        const auto [rest, error] = std::from_chars(text.data(), end, value);
+        return error == std::errc() && rest == end && std::isfinite(value) && value >= parameter.min &&
+               value <= parameter.max;
+    }
+    case WorkloadParameter::Type::choice:
+        return std::find(parameter.choices.begin(), parameter.choices.end(), text) != parameter.choices.end();
+    }
+    return false;
+}
+
+} // namespace
+
+Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values)
+{
+    for (const auto& parameter : info.parameters) {
+        values_[parameter.name] = parameter.default_value;
+    }
+    for (const auto& [name, text] : values) {
+        const auto parameter = std::find_if(info.parameters.begin(), info.parameters.end(),
+                                            [&](const WorkloadParameter& p) { return p.name == name; });
+        if (parameter == info.parameters.end()) {
+            std::string known;
+            for (const auto& p : info.parameters) {
+                known += (known.empty() ? "" : ", ") + p.name;
+            }
+            detail::fail<InvalidArgument>(info.name, "Settings", "workload '" + info.name + "' has no parameter '" +
+                                                                     name + "'; its parameters: " + known);
+        }
+        if (!valid(*parameter, text)) {
+            detail::fail<InvalidArgument>(info.name, "Settings",
+                                          "parameter '" + name + "' of workload '" + info.name + "' is '" + text +
+                                              "'; it takes " + accepted(*parameter));
+        }
+        values_[name] = text;
+    }
+}
+
+const std::string& Settings::value(const std::string& name) const
+{
+    const auto found = values_.find(name);
+    if (found == values_.end()) {
+        detail::fail<NotFound>("duet", "Settings", "no parameter '" + name + "'");
+    }
+    return found->second;
+}
+
+std::int64_t Settings::integer(const std::string& name) const { return std::stoll(value(name)); }
+double Settings::real(const std::string& name) const { return std::stod(value(name)); }
+const std::string& Settings::text(const std::string& name) const { return value(name); }
+
+std::vector<fs::path> WorkloadRegistry::default_search_path()
+{
+    auto directories = detail::directories_from("DUET_PLUGIN_PATH");
+#ifdef DUET_BUILD_WORKLOAD_DIR
+    directories.emplace_back(DUET_BUILD_WORKLOAD_DIR);
+#endif
+    directories.push_back(boost::dll::this_line_location().parent_path() / "duet" / "workloads");
+    return directories;
+}
+
+const WorkloadRegistry& WorkloadRegistry::global()
+{
+    static const auto* registry = new WorkloadRegistry(default_search_path()); // never destroyed, as its plugins
+    return *registry;
+}
+
+WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories)
+{
+    using Entry = Workload*(std::uint32_t);
+    using Version = std::uint32_t();
+    for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
+        WorkloadPluginInfo info{name, path, false, {}};
+        const auto library = detail::open_plugin(path, info.reason);
+        if (library && (!library->has("duet_workload_entry") || !library->has("duet_workload_abi_version"))) {
+            info.reason = "it does not export duet_workload_entry and duet_workload_abi_version; "
+                          "end the plugin with DUET_EXPORT_WORKLOAD(YourWorkload)";
+        } else if (library) {
+            const auto version = library->get<Version>("duet_workload_abi_version")();
+            if (version != DUET_WORKLOAD_ABI_VERSION) {
+                info.reason = "it was built for workload ABI " + std::to_string(version) + "; this duet needs " +
+                              std::to_string(DUET_WORKLOAD_ABI_VERSION) + ": rebuild it against this duet";
+            } else if (Workload* workload = library->get<Entry>("duet_workload_entry")(DUET_WORKLOAD_ABI_VERSION)) {
+                workloads_.emplace_back(workload);
+                info.loaded = true;
+            } else {
+                info.reason = "its entry point returned no workload";
+            }
+        }
+        plugins_.push_back(std::move(info));
+    }
+}
+
+std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) const
+{
+    std::string known;
+    for (const auto& workload : workloads_) {
+        const auto info = workload->info();
+        if (info.name == name) {
+            return workload;
+        }
+        known += (known.empty() ? "" : ", ") + info.name;
+    }
+    std::string broken;
+    for (const auto& plugin : plugins_) {
+        if (!plugin.loaded) {
+            broken += "\n  " + plugin.name + " (" + plugin.path.string() + ") did not load: " + plugin.reason;
+        }
+    }
+    detail::fail<NotFound>("duet", "WorkloadRegistry::find",
+                           "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken);
+}
+
+} // namespace duet

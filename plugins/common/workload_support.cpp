@@ -1,0 +1,75 @@
+// Shared run-step helpers of the workloads.
+#include "workload_support.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace duet::workload {
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
+{
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<float> magnitude(0.5f, 2.0f);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<float> values(n);
+    for (float& value : values) {
+        value = negative(engine) ? -magnitude(engine) : magnitude(engine);
+    }
+    return values;
+}
+
+float poison() { return std::numeric_limits<float>::quiet_NaN(); }
+
+PhaseTimer::PhaseTimer(Queue& queue) : queue_(&queue), start_(queue.record()) {}
+
+void PhaseTimer::mark(const std::string& phase) { marks_.emplace_back(phase, queue_->record()); }
+
+std::vector<std::pair<std::string, double>> PhaseTimer::phases_ms()
+{
+    queue_->finish();
+    std::vector<std::pair<std::string, double>> phases;
+    const Event* previous = &start_;
+    for (const auto& [phase, event] : marks_) {
+        phases.emplace_back(phase, elapsed_ms(*previous, event));
+        previous = &event;
+    }
+    return phases;
+}
+
+double PhaseTimer::total_ms()
+{
+    queue_->finish();
+    return marks_.empty() ? 0 : elapsed_ms(start_, marks_.back().second);
+}
+
+double max_relative_error(std::span<const float> got, std::span<const float> want, double floor)
+{
+    if (got.size() != want.size()) {
+        return std::numeric_limits<double>::infinity();
+    }
+    double worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), floor);
+        if (!(error <= worst)) { // also true for NaN
+            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
+        }
+    }
+    return worst;
+}
+
+WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                                    std::string help)
+{
+    return {std::move(name), WorkloadParameter::Type::integer, std::to_string(default_value), std::move(help),
+            static_cast<double>(min), static_cast<double>(max), {}};
+}
+
+WorkloadParameter choice_parameter(std::string name, std::vector<std::string> choices, std::string help)
+{
+    WorkloadParameter parameter{std::move(name), WorkloadParameter::Type::choice, choices.front(), std::move(help),
+                                0, 0, std::move(choices)};
+    return parameter;
+}
+
+} // namespace duet::workload

@@ -1,0 +1,59 @@
+// What every workload's run step shares: inputs drawn from the request's seed (never zeros),
+// poisoned outputs, phase timing on the device clock, and comparison with the reference.
+#pragma once
+
+#include <duet/duet.hpp>
+#include <duet/workload.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace duet::workload {
+
+/// Floats in ±[0.5, 2): no zeros, which would hide unwritten outputs, and no denormals.
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
+
+/// The value outputs are filled with before a run, so an element nobody wrote fails the check.
+float poison();
+
+/// Records an event at each phase boundary of one queue; the phases are read once it is done.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(Queue& queue);
+    /// Closes the phase that began at the previous mark (or at construction).
+    void mark(const std::string& phase);
+    /// Waits for the queue, then returns each phase's device time, in the order marked.
+    std::vector<std::pair<std::string, double>> phases_ms();
+    /// Device time from construction to the last mark.
+    double total_ms();
+
+private:
+    Queue* queue_;
+    Event start_;
+    std::vector<std::pair<std::string, Event>> marks_;
+};
+
+/// Largest |got - want| / max(|want|, floor): relative error with a floor for values near zero.
+/// NaN anywhere (the poison included) gives infinity.
+double max_relative_error(std::span<const float> got, std::span<const float> want, double floor = 1.0);
+
+/// Milliseconds of host time `body` takes: the CPU reference's clock.
+template <class Body>
+double host_ms(Body&& body)
+{
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// A parameter of the integer kind, for WorkloadInfo.
+WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                                    std::string help);
+/// A parameter of the choice kind; the first choice is the default.
+WorkloadParameter choice_parameter(std::string name, std::vector<std::string> choices, std::string help);
+
+} // namespace duet::workload
