@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <utility>
 
@@ -241,6 +242,14 @@ duet_status device_properties(duet_device device, duet_device_properties* p)
         p->max_threads_per_multiprocessor = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
         p->memory_bus_width_bits = at(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
         p->memory_clock_mhz = at(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
+        // Re-printed in the OpenCL backend's format, so one GPU reads the same through both APIs.
+        char bus_id[32] = {};
+        check(driver().cuDeviceGetPCIBusId(bus_id, sizeof(bus_id), d.device), "cuDeviceGetPCIBusId");
+        unsigned domain = 0, bus = 0, slot = 0, function = 0;
+        if (std::sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &slot, &function) == 4) {
+            std::snprintf(bus_id, sizeof(bus_id), "%04x:%02x:%02x.%x", domain, bus, slot, function);
+            copy_text(p->pci_bus_id, bus_id);
+        }
     });
 }
 

@@ -486,6 +486,14 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
             props.integrated = device_info<cl_bool>(id, CL_DEVICE_INTEGRATED_MEMORY_NV) ? 1 : 0;
             // Not in NVIDIA's extension text, so older drivers may refuse it.
             props.copy_engines = optional_info<cl_uint>(clGetDeviceInfo, id, async_engine_count_nv).value_or(0);
+            const auto bus = optional_info<cl_uint>(clGetDeviceInfo, id, pci_bus_id_nv);
+            const auto slot = optional_info<cl_uint>(clGetDeviceInfo, id, pci_slot_id_nv); // device << 3 | function
+            const auto domain = optional_info<cl_uint>(clGetDeviceInfo, id, pci_domain_id_nv).value_or(0);
+            if (bus && slot) {
+                char text[32];
+                std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, *bus, *slot >> 3, *slot & 7);
+                copy_text(props.pci_bus_id, text);
+            }
         }
         *properties = props;
     });

@@ -75,6 +75,7 @@ DeviceProperties convert(const duet_device_properties& p)
     out.max_threads_per_multiprocessor = p.max_threads_per_multiprocessor;
     out.memory_bus_width_bits = p.memory_bus_width_bits;
     out.memory_clock_mhz = p.memory_clock_mhz;
+    out.pci_bus_id = p.pci_bus_id;
     return out;
 }
 

@@ -59,6 +59,9 @@ struct DeviceProperties {
     std::uint32_t max_threads_per_multiprocessor = 0;
     std::uint32_t memory_bus_width_bits = 0;
     std::uint32_t memory_clock_mhz = 0;
+    /// "0000:1b:00.0" (domain:bus:device.function): equal for one GPU seen through CUDA and
+    /// through NVIDIA's OpenCL; empty where the backend cannot tell.
+    std::string pci_bus_id;
 
     /// Peak device-memory bandwidth in GB/s (1e9 bytes/s) from the bus width and the memory clock,
     /// counting two transfers per clock as DDR and HBM make; 0 where either is unknown.

@@ -89,6 +89,7 @@ typedef struct duet_device_properties {
     uint32_t max_threads_per_multiprocessor;
     uint32_t memory_bus_width_bits;
     uint32_t memory_clock_mhz;
+    char pci_bus_id[32]; /* "0000:1b:00.0": the same GPU reached through two APIs; "" if unknown */
 } duet_device_properties;
 
 typedef void (*duet_property_sink)(void* context, const char* key, const char* value);
