@@ -267,7 +267,7 @@ Device Registry::select(std::string_view selector) const
         std::vector<Device> candidates;
         std::copy_if(devices_.begin(), devices_.end(), std::back_inserter(candidates),
                      [&](const Device& d) { return d.backend() == backend; });
-        const bool numeric = !which.empty() && std::all_of(which.begin(), which.end(), ::isdigit);
+        const bool numeric = !which.empty() && which.size() < 10 && std::all_of(which.begin(), which.end(), ::isdigit);
         if (numeric) {
             const auto index = std::stoul(which);
             if (index < candidates.size()) {
