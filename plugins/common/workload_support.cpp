@@ -1,6 +1,7 @@
 // Shared run-step helpers of the workloads.
 #include "workload_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -43,6 +44,20 @@ double PhaseTimer::total_ms()
     return marks_.empty() ? 0 : elapsed_ms(start_, marks_.back().second);
 }
 
+double span_ms(std::span<const Event> starts, std::span<const Event> ends)
+{
+    // Measured from the first start, which another queue's may precede: that one counts negative.
+    double earliest = 0;
+    double latest = 0;
+    for (const Event& start : starts) {
+        earliest = std::min(earliest, elapsed_ms(starts.front(), start));
+    }
+    for (const Event& end : ends) {
+        latest = std::max(latest, elapsed_ms(starts.front(), end));
+    }
+    return latest - earliest;
+}
+
 double max_relative_error(std::span<const float> got, std::span<const float> want, double floor)
 {
     if (got.size() != want.size()) {
@@ -56,6 +71,20 @@ double max_relative_error(std::span<const float> got, std::span<const float> wan
         }
     }
     return worst;
+}
+
+HostMemoryKind host_memory_kind(const std::string& name)
+{
+    std::string known;
+    for (const auto kind : {HostMemoryKind::pageable, HostMemoryKind::pinned, HostMemoryKind::write_combined,
+                            HostMemoryKind::mapped, HostMemoryKind::registered}) {
+        if (name == to_string(kind)) {
+            return kind;
+        }
+        known += " " + std::string(to_string(kind));
+    }
+    throw InvalidArgument("", "workload::host_memory_kind", 0, "",
+                          "unknown host memory kind '" + name + "'; known:" + known);
 }
 
 WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,

@@ -5,6 +5,7 @@
 #include <duet/duet.hpp>
 #include <duet/workload.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,10 @@ private:
     std::vector<std::pair<std::string, Event>> marks_;
 };
 
+/// Device time from the earliest of `starts` to the latest of `ends`: events of one device, on
+/// any of its queues (they share its clock), all complete. For work spread over several queues.
+double span_ms(std::span<const Event> starts, std::span<const Event> ends);
+
 /// Largest |got - want| / max(|want|, floor): relative error with a floor for values near zero.
 /// NaN anywhere (the poison included) gives infinity.
 double max_relative_error(std::span<const float> got, std::span<const float> want, double floor = 1.0);
@@ -49,6 +54,27 @@ double host_ms(Body&& body)
     body();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+
+/// Device time of `body`'s work on `queue`, the best of `repeats` runs: for figures that should
+/// not carry one-time costs (first touch of pages, a cold cache), such as a reference copy rate.
+template <class Body>
+double best_device_ms(Queue& queue, int repeats, Body&& body)
+{
+    double best = 0;
+    for (int run = 0; run < repeats; ++run) {
+        const Event start = queue.record();
+        body();
+        const Event end = queue.record();
+        end.wait();
+        const double ms = elapsed_ms(start, end);
+        best = run == 0 ? ms : std::min(best, ms);
+    }
+    return best;
+}
+
+/// The host memory kind named as duet::to_string names it ("pinned", "write_combined", ...);
+/// another name throws InvalidArgument listing the kinds.
+HostMemoryKind host_memory_kind(const std::string& name);
 
 /// A parameter of the integer kind, for WorkloadInfo.
 WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
