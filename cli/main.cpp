@@ -1,214 +1,204 @@
-// The duet command line: list backends and devices, and run vector_add on every device,
-// checked against the CPU reference and against each other.
-#include <duet/duet.hpp>
+// The duet command: parses the command line, dispatches to a command, and turns every error into
+// a message and an exit code (0 all agreed, 1 something wrong, 2 cannot be done as asked).
+#include "commands.hpp"
+#include "environment.hpp"
 
-#include <vector_add.hpp>
+#include <duet/error.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <iostream>
-#include <random>
-#include <sstream>
-#include <string>
-#include <vector>
+
+namespace duet::cli {
 
 namespace {
 
-const char* type_name(duet::DeviceType type)
-{
-    switch (type) {
-    case duet::DeviceType::gpu:
-        return "gpu";
-    case duet::DeviceType::cpu:
-        return "cpu";
-    case duet::DeviceType::accelerator:
-        return "accelerator";
-    case duet::DeviceType::other:
-        break;
-    }
-    return "other";
-}
+using Kind = OptionSpec::Kind;
 
-int list_devices(const duet::Registry& registry)
-{
-    std::cout << "Backends\n";
-    for (const auto& backend : registry.backends()) {
-        if (backend.loaded) {
-            std::cout << "  " << backend.name << ": loaded, " << backend.device_count << " device(s); "
-                      << backend.version << "\n    from " << backend.path.string() << "\n";
-        } else {
-            std::cout << "  " << backend.name << ": unavailable: " << backend.reason << "\n";
-        }
-    }
-    std::cout << "\nDevices\n";
-    for (const auto& device : registry.devices()) {
-        const auto& p = device.properties();
-        std::cout << "  " << device.selector() << "  " << p.name << "  [" << type_name(p.type) << ", " << p.platform
-                  << ", driver " << p.driver_version << "]\n"
-                  << "      compute units " << p.compute_units << ", max block " << p.max_block_size << " ("
-                  << p.max_block_dims[0] << "x" << p.max_block_dims[1] << "x" << p.max_block_dims[2] << "), warp "
-                  << p.warp_width << ", local memory " << p.local_memory_per_block / 1024 << " KiB, global memory "
-                  << p.global_memory / (1024 * 1024) << " MiB, clock " << p.clock_mhz << " MHz";
-        if (p.theoretical_bandwidth_gbps() > 0) {
-            std::cout << ", memory " << p.memory_bus_width_bits << "-bit at " << p.memory_clock_mhz << " MHz ("
-                      << static_cast<int>(p.theoretical_bandwidth_gbps()) << " GB/s peak)";
-        }
-        std::cout << "\n";
-    }
-    if (registry.devices().empty()) {
-        std::cout << "  none\n";
-    }
-    return 0;
-}
+const OptionSpec json_option{"json", Kind::optional_value, "FILE",
+                             "JSON to FILE, or to standard output in place of the table"};
+const OptionSpec csv_option{"csv", Kind::optional_value, "FILE",
+                            "CSV to FILE, or to standard output in place of the table"};
+const OptionSpec report_option{"report", Kind::value, "FILE.html", "a self-contained HTML report with charts"};
+const OptionSpec set_option{"set", Kind::repeated, "k=v", "a workload parameter (repeatable); `duet list` shows them"};
+const OptionSpec devices_option{"devices", Kind::repeated, "SEL,...", "the devices to run on (default: every device)"};
+const OptionSpec variants_option{"variants", Kind::repeated, "V,...", "the variants to run (default: all)"};
+const OptionSpec seed_option{"seed", Kind::value, "N",
+                             "inputs are drawn from it, the same on every device (default 1)"};
+const OptionSpec warmup_option{"warmup", Kind::value, "N",
+                               "unmeasured runs first; the first launch pays for loading the module (default 1)"};
 
-struct Result {
-    duet::Device device;
-    std::vector<float> c;
-    double h2d_ms, kernel_ms, d2h_ms;
+/// A command's grammar and help, and the function that carries it out.
+struct Command {
+    CommandSpec spec;
+    int (*handler)(const Arguments&);
 };
 
-/// One device: copies in, kernel, copies out, each phase timed by device events.
-Result run_vector_add(const duet::Device& device, const std::vector<float>& a, const std::vector<float>& b)
+const std::vector<Command>& commands()
 {
-    const std::size_t n = a.size();
-    const duet::vector_add::Launcher launcher(device);
-    auto queue = device.create_queue();
-    auto da = device.alloc<float>(n), db = device.alloc<float>(n), dc = device.alloc<float>(n);
-    Result result{device, std::vector<float>(n, std::nanf("")), 0, 0, 0};
-
-    const auto start = queue.record();
-    queue.write(da, a);
-    queue.write(db, b);
-    const auto copied_in = queue.record();
-    launcher.run(queue, da, db, dc, n);
-    const auto computed = queue.record();
-    queue.read(result.c, dc);
-    const auto copied_out = queue.record();
-    copied_out.wait();
-    result.h2d_ms = duet::elapsed_ms(start, copied_in);
-    result.kernel_ms = duet::elapsed_ms(copied_in, computed);
-    result.d2h_ms = duet::elapsed_ms(computed, copied_out);
-    return result;
+    static const std::vector<Command> list{
+        {{.name = "devices",
+          .brief = "backends (loaded, or why not) and every device's properties side by side",
+          .summary = "Every backend (loaded, or why not) and every device of every backend side by side, under the\n"
+                     "same property names.",
+          .options = {json_option,
+                      {"raw", Kind::flag, "", "also every property each backend reports under its own names"}}},
+         devices_command},
+        {{.name = "doctor",
+          .brief = "what loaded from where, exactly why not, versions, the kernel cache",
+          .summary = "Where duet looked for backend and workload plugins, what loaded and exactly why not; build,\n"
+                     "driver and toolkit versions; the kernel cache. Exit code 1 when something asked for\n"
+                     "(DUET_DEVICE, --devices, a plugin on DUET_BACKEND_PATH or DUET_PLUGIN_PATH) cannot work, or\n"
+                     "when there is no device at all.",
+          .options = {json_option,
+                      {"devices", Kind::repeated, "SEL,...", "also check that these devices can be selected"}}},
+         doctor_command},
+        {{.name = "list",
+          .brief = "workloads, their variants and parameters",
+          .summary = "Every workload, its variants and its parameters (type, default, accepted values).",
+          .options = {json_option}},
+         list_command},
+        {{.name = "run",
+          .arguments = "<workload>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "one run on one device, checked against the CPU reference",
+          .summary = "One run of one variant on one device, checked against the CPU reference, with each phase's\n"
+                     "device time.",
+          .options = {{"device", Kind::value, "SEL",
+                       "the device (default: DUET_DEVICE, else the first GPU, else the first device)"},
+                      {"variant", Kind::value, "V", "the variant (default: the workload's first)"},
+                      set_option,
+                      seed_option,
+                      warmup_option,
+                      json_option}},
+         run_command},
+        {{.name = "compare",
+          .arguments = "<workload|all>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "every device, checked against the reference and each other",
+          .summary = "Runs every variant on every selected device, checks each result against the CPU reference and\n"
+                     "the devices against each other, and prints one table per workload; for one GPU reached through\n"
+                     "CUDA and OpenCL (the same PCI bus id) also the OpenCL/CUDA time ratio. Exit code 0 only if\n"
+                     "everything agrees. With `all`, --set and --variants apply to the workloads that have that\n"
+                     "parameter or variant.",
+          .options = {devices_option, variants_option, set_option, seed_option, warmup_option, json_option, csv_option,
+                      report_option}},
+         compare_command},
+        {{.name = "bench",
+          .arguments = "<workload>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "parameter sweeps: warm-up, repeats, median and spread",
+          .summary =
+              "Measures every combination of the swept values on every selected device and variant: warm-up\n"
+              "runs, then repeats (the first checked against the CPU reference), median and spread per point.\n"
+              "A progress bar shows on a terminal. CSV and JSON record the environment (duet version and\n"
+              "commit, devices, drivers, toolkit and OpenCL versions).\n"
+              "Values: --sweep n=1000,2000, or ranges: n=1024..16777216*4 (times 4), block=32..256+32 (plus 32).",
+          .options = {{"sweep", Kind::repeated, "k=v,...",
+                       "a parameter and its values (repeatable: the cross product)"},
+                      set_option,
+                      devices_option,
+                      variants_option,
+                      {"repeats", Kind::value, "N", "measured runs per point (default 5)"},
+                      warmup_option,
+                      seed_option,
+                      json_option,
+                      csv_option,
+                      report_option}},
+         bench_command},
+        {{.name = "cache",
+          .arguments = "ls|clear",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "list or clear the on-disk kernel cache",
+          .summary = "The on-disk kernel cache (DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else ~/.cache/duet): list\n"
+                     "what it holds, or remove the files duet wrote there.",
+          .options = {json_option}},
+         cache_command},
+    };
+    return list;
 }
 
-std::size_t mismatches(const std::vector<float>& x, const std::vector<float>& y)
+void print_help(std::ostream& out)
 {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        count += !(x[i] == y[i]);
+    out << "usage: duet <command> [arguments] [options]\n\n"
+           "duet runs the same workload through CUDA and OpenCL on every device and tells you whether, and how\n"
+           "fast, the two agree.\n\ncommands:\n";
+    for (const auto& [spec, handler] : commands()) {
+        const std::string name = spec.name + (spec.arguments.empty() ? "" : " " + spec.arguments);
+        out << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') << spec.brief << "\n";
     }
-    return count;
+    out << "\n`duet <command> --help` shows a command's options.\n\n"
+           "devices (SEL): opencl:0, cuda:1, opencl:gpu, opencl:cpu, gpu, cpu, or part of a device's name\n\n"
+           "exit codes:\n"
+           "  0  everything ran and agreed\n"
+           "  1  a result is wrong (it differs from the CPU reference or from another device) or a run failed;\n"
+           "     for doctor, a check failed\n"
+           "  2  the command cannot be carried out as asked: an unknown command, option, workload, device,\n"
+           "     variant or parameter, a bad value, a backend asked for that is unavailable, or a variant the\n"
+           "     device cannot run (duet run)\n\n"
+           "environment:\n"
+           "  DUET_DEVICE        the device `duet run` uses without --device\n"
+           "  DUET_BACKEND_PATH  ':'-separated directories searched first for backend plugins\n"
+           "  DUET_PLUGIN_PATH   ':'-separated directories searched first for workload plugins\n"
+           "                     (libduet_workload_<name>.so; see plugins/vector_add)\n"
+           "  DUET_CACHE_DIR     where built kernels are kept; DUET_CACHE=off turns the cache off\n";
 }
 
-int compare(const duet::Registry& registry, const std::vector<std::string>& selectors, std::size_t n)
+int main(const std::vector<std::string>& args)
 {
-    std::vector<duet::Device> devices;
-    if (selectors.empty()) {
-        devices = registry.devices();
-    } else {
-        for (const auto& selector : selectors) {
-            devices.push_back(registry.select(selector));
+    if (args.empty()) {
+        print_help(std::cerr);
+        return exit_usage;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        if (args.size() > 1) {
+            return main({args[1], "--help"});
         }
+        print_help(std::cout);
+        return exit_ok;
     }
-    for (const auto& backend : registry.backends()) {
-        if (!backend.loaded) {
-            std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
+    if (args[0] == "--version") {
+        std::cout << "duet " << build_info().version << " (" << build_info().commit << ")\n";
+        return exit_ok;
+    }
+    const auto command = std::find_if(commands().begin(), commands().end(),
+                                      [&](const Command& known) { return known.spec.name == args[0]; });
+    if (command == commands().end()) {
+        std::string known;
+        for (const auto& [spec, handler] : commands()) {
+            known += (known.empty() ? "" : ", ") + spec.name;
         }
+        throw UsageError("unknown command '" + args[0] + "'; commands: " + known + " (duet --help)");
     }
-    if (devices.empty()) {
-        std::cerr << "duet: no device to run on\n";
-        return 2;
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
+        std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+        std::cout << command_help(command->spec);
+        return exit_ok;
     }
-
-    std::mt19937 random(2024);
-    std::uniform_real_distribution<float> values(-1.0f, 1.0f);
-    std::vector<float> a(n), b(n), expected(n);
-    std::generate(a.begin(), a.end(), [&] { return values(random); });
-    std::generate(b.begin(), b.end(), [&] { return values(random); });
-    duet::vector_add::reference(a, b, expected);
-
-    std::printf("vector_add, n = %zu floats\n%-10s %-44s %10s %10s %10s %10s  %s\n", n, "device", "name", "h2d ms",
-                "kernel ms", "d2h ms", "GB/s", "matches reference");
-    std::vector<Result> results;
-    bool all_agree = true;
-    for (const auto& device : devices) {
-        auto result = run_vector_add(device, a, b);
-        const auto wrong = mismatches(result.c, expected);
-        all_agree = all_agree && wrong == 0;
-        const double gbps = 3.0 * n * sizeof(float) / (result.kernel_ms * 1e-3) / 1e9;
-        std::printf("%-10s %-44.44s %10.3f %10.3f %10.3f %10.1f  %s\n", device.selector().c_str(),
-                    device.properties().name.c_str(), result.h2d_ms, result.kernel_ms, result.d2h_ms, gbps,
-                    wrong == 0 ? "yes" : (std::to_string(wrong) + " elements differ").c_str());
-        results.push_back(std::move(result));
-    }
-    for (std::size_t i = 1; i < results.size(); ++i) {
-        const auto wrong = mismatches(results[0].c, results[i].c);
-        if (wrong != 0) {
-            all_agree = false;
-            std::printf("DISAGREE: %s and %s differ in %zu elements\n", results[0].device.selector().c_str(),
-                        results[i].device.selector().c_str(), wrong);
-        }
-    }
-    std::printf(all_agree ? "all %zu device(s) agree with the reference and each other\n"
-                          : "FAILED: %zu device(s) compared, see above\n",
-                results.size());
-    return all_agree ? 0 : 1;
-}
-
-void usage()
-{
-    std::cout << "usage: duet devices\n"
-                 "       duet compare vector_add [--devices SEL,SEL...] [--n N]\n"
-                 "SEL: opencl:0, cuda:1, opencl:gpu, opencl:cpu, or part of a device name\n";
+    return command->handler(Arguments(command->spec, rest));
 }
 
 } // namespace
 
+} // namespace duet::cli
+
 int main(int argc, char** argv)
 {
-    const std::vector<std::string> args(argv + 1, argv + argc);
+    using namespace duet::cli;
     try {
-        const auto& registry = duet::Registry::global();
-        if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-            usage();
-            return args.empty() ? 2 : 0;
-        }
-        if (args[0] == "devices") {
-            return list_devices(registry);
-        }
-        if (args[0] == "compare") {
-            if (args.size() < 2 || (args[1] != "vector_add" && args[1] != "all")) {
-                std::cerr << "duet: unknown workload '" << (args.size() < 2 ? "" : args[1])
-                          << "'; workloads: vector_add (or all)\n";
-                return 2;
-            }
-            std::vector<std::string> selectors;
-            std::size_t n = 1 << 24;
-            for (std::size_t i = 2; i < args.size(); ++i) {
-                if (args[i] == "--devices" && i + 1 < args.size()) {
-                    std::stringstream list(args[++i]);
-                    for (std::string selector; std::getline(list, selector, ',');) {
-                        selectors.push_back(selector);
-                    }
-                } else if (args[i] == "--n" && i + 1 < args.size()) {
-                    n = std::stoull(args[++i]);
-                } else {
-                    std::cerr << "duet: unknown option '" << args[i] << "'\n";
-                    usage();
-                    return 2;
-                }
-            }
-            return compare(registry, selectors, n);
-        }
-        std::cerr << "duet: unknown command '" << args[0] << "'\n";
-        usage();
-        return 2;
+        return duet::cli::main(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const UsageError& error) {
+        std::cerr << "duet: " << error.what() << "\n";
+        return exit_usage;
     } catch (const duet::Error& error) {
         std::cerr << "duet: " << error.what() << "\n";
-        return 1;
+        return exit_wrong;
     } catch (const std::exception& error) {
         std::cerr << "duet: " << error.what() << "\n";
-        return 1;
+        return exit_wrong;
     }
 }

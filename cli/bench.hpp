@@ -1,0 +1,57 @@
+// Benchmark sweeps: every combination of the swept parameter values, on every selected device and
+// variant, measured after warm-up runs and repeated, summarised by median and spread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runs.hpp"
+
+namespace duet::cli {
+
+/// Median, extremes and quartiles of a point's repeats.
+struct Stats {
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    double q1 = 0; ///< first quartile, interpolated between samples
+    double q3 = 0;
+};
+Stats summarise(std::vector<double> samples);
+
+/// One point of the sweep: its settings, on one device and variant, and every repeat's figures.
+struct Point {
+    explicit Point(Job measured) : job(std::move(measured)) {}
+
+    Job job;
+    Status status = Status::ok;
+    std::string reason;
+    double max_error = 0; ///< of the first repeat, the verified one
+    double tolerance = 0;
+    Measurement::Unit unit = Measurement::Unit::bytes;
+    std::vector<double> h2d_ms, kernel_ms, d2h_ms, total_ms, rate;
+    std::vector<std::pair<std::string, std::vector<double>>> extras;
+
+    bool measured() const { return !kernel_ms.empty(); }
+};
+
+struct Sweep {
+    std::string parameter;
+    std::vector<std::string> values;
+};
+
+struct Benchmark {
+    WorkloadInfo info;
+    std::vector<Sweep> sweeps;                ///< in the order given: the first is the charts' x axis
+    std::map<std::string, std::string> fixed; ///< --set values
+    unsigned warmup = 0;
+    unsigned repeats = 0;
+    std::uint64_t seed = 1;
+    std::vector<Point> points; ///< by settings, then variant, then device
+    std::vector<std::string> problems;
+};
+
+} // namespace duet::cli

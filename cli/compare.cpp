@@ -1,0 +1,357 @@
+// `duet compare <workload|all>`: every selected device and variant, each checked against the CPU
+// reference, the devices against each other, and CUDA against OpenCL where one GPU is reached
+// through both; a table per workload, and JSON, CSV and an HTML report for tools and people.
+#include "commands.hpp"
+#include "csv.hpp"
+#include "environment.hpp"
+#include "format.hpp"
+#include "output.hpp"
+#include "progress.hpp"
+#include "report.hpp"
+#include "runs.hpp"
+#include "table.hpp"
+#include "workloads.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <set>
+#include <span>
+
+namespace duet::cli {
+
+namespace {
+
+struct Plan {
+    std::shared_ptr<const Workload> workload;
+    WorkloadInfo info;
+    Settings settings;
+    std::vector<std::string> variants;
+};
+
+bool has_parameter(const WorkloadInfo& info, const std::string& name)
+{
+    return std::any_of(info.parameters.begin(), info.parameters.end(),
+                       [&](const WorkloadParameter& parameter) { return parameter.name == name; });
+}
+
+/// For one workload, --set and --variants must fit it. For "all", each applies to the workloads
+/// that have that parameter or variant, and one that none of them has is an error listing what
+/// they have.
+std::vector<Plan> plan(const std::string& name, const std::map<std::string, std::string>& overrides,
+                       const std::vector<std::string>& wanted_variants)
+{
+    std::vector<Plan> plans;
+    if (name != "all") {
+        const auto workload = find_workload(name);
+        auto info = workload->info();
+        auto settings = make_settings(info, overrides);
+        auto variants = pick_variants(info, wanted_variants);
+        plans.push_back({workload, std::move(info), std::move(settings), std::move(variants)});
+        return plans;
+    }
+    std::set<std::string> used_parameters, used_variants;
+    std::string parameter_list, variant_list;
+    for (const auto& workload : all_workloads()) {
+        auto info = workload->info();
+        std::map<std::string, std::string> own;
+        for (const auto& [parameter, value] : overrides) {
+            if (has_parameter(info, parameter)) {
+                own.emplace(parameter, value);
+                used_parameters.insert(parameter);
+            }
+        }
+        std::vector<std::string> variants;
+        for (const auto& variant : info.variants) {
+            if (wanted_variants.empty() ||
+                std::find(wanted_variants.begin(), wanted_variants.end(), variant) != wanted_variants.end()) {
+                variants.push_back(variant);
+                used_variants.insert(variant);
+            }
+        }
+        parameter_list += "\n  " + info.name + ":";
+        for (const auto& parameter : info.parameters) {
+            parameter_list += " " + parameter.name;
+        }
+        variant_list += "\n  " + info.name + ":";
+        for (const auto& variant : info.variants) {
+            variant_list += " " + variant;
+        }
+        auto settings = make_settings(info, own);
+        if (!variants.empty()) {
+            plans.push_back({workload, std::move(info), std::move(settings), std::move(variants)});
+        }
+    }
+    for (const auto& [parameter, value] : overrides) {
+        if (!used_parameters.contains(parameter)) {
+            throw UsageError("no workload has a parameter '" + parameter + "'; their parameters:" + parameter_list);
+        }
+    }
+    for (const auto& variant : wanted_variants) {
+        if (!used_variants.contains(variant)) {
+            throw UsageError("no workload has a variant '" + variant + "'; their variants:" + variant_list);
+        }
+    }
+    return plans;
+}
+
+void print_workload(const std::vector<Run>& runs, std::size_t first)
+{
+    const auto& info = runs[first].job.info;
+    std::string unit;
+    for (std::size_t i = first; i < runs.size() && unit.empty(); ++i) {
+        if (runs[i].measured()) {
+            unit = rate_unit(runs[i].measurement.unit);
+        }
+    }
+    std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
+    using Align = Table::Align;
+    Table table({{"device"},
+                 {"API"},
+                 {"variant"},
+                 {"h→d ms", Align::right},
+                 {"kernel ms", Align::right},
+                 {"d→h ms", Align::right},
+                 {"total ms", Align::right},
+                 {unit.empty() ? "rate" : unit, Align::right},
+                 {"max error", Align::right},
+                 {"device Δ", Align::right},
+                 {"agrees"}});
+    for (std::size_t i = first; i < runs.size(); ++i) {
+        const auto& run = runs[i];
+        const auto& m = run.measurement;
+        std::vector<std::string> cells{truncate(run.job.label + " " + run.job.device.properties().name, 40),
+                                       api_label(run.job.device), run.job.variant};
+        if (!run.measured()) {
+            table.add_row_with_text(std::move(cells), to_string(run.status) + ": " + headline(run.reason, 120));
+            continue;
+        }
+        const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
+        cells.insert(cells.end(),
+                     {format::milliseconds(m.h2d_ms), format::milliseconds(m.kernel_ms), format::milliseconds(m.d2h_ms),
+                      format::milliseconds(m.total_ms), rate, format::error(m.max_error),
+                      run.baseline.empty() ? "base" : format::error(run.difference),
+                      run.status == Status::ok ? "yes" : "NO"});
+        table.add_row(std::move(cells));
+    }
+    table.print(std::cout);
+
+    const std::span<const Run> workload_runs = std::span(runs).subspan(first);
+    const auto names = extra_names(workload_runs);
+    if (names.empty()) {
+        return;
+    }
+    std::cout << "\n  " << info.name << "'s own figures\n";
+    std::vector<Table::Column> columns{{"device"}, {"variant"}};
+    for (const auto& name : names) {
+        columns.push_back({name, Align::right});
+    }
+    Table extras(std::move(columns));
+    for (const auto& run : workload_runs) {
+        if (run.measurement.extras.empty()) {
+            continue;
+        }
+        std::vector<std::string> cells{run.job.label, run.job.variant};
+        for (const auto& name : names) {
+            const auto value = extra(run.measurement, name);
+            cells.push_back(value ? format::figure(*value) : "-");
+        }
+        extras.add_row(std::move(cells));
+    }
+    extras.print(std::cout);
+}
+
+void print_pairs(const std::vector<ApiPair>& pairs)
+{
+    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time (above 1: OpenCL is slower)\n";
+    Table table({{"GPU"},
+                 {"PCI bus id"},
+                 {"workload"},
+                 {"variant"},
+                 {"CUDA"},
+                 {"OpenCL"},
+                 {"kernel", Table::Align::right},
+                 {"total", Table::Align::right}});
+    for (const auto& pair : pairs) {
+        table.add_row({pair.gpu, pair.pci_bus_id, pair.workload, pair.variant, pair.cuda_label, pair.opencl_label,
+                       format::ratio(pair.kernel_ratio), format::ratio(pair.total_ratio)});
+    }
+    table.print(std::cout);
+}
+
+void write_csv(std::ostream& out, const Comparison& comparison)
+{
+    const auto& build = build_info();
+    csv::write_row(out, {"workload",
+                         "variant",
+                         "settings",
+                         "device",
+                         "device_name",
+                         "api",
+                         "driver_version",
+                         "api_version",
+                         "backend_version",
+                         "status",
+                         "reason",
+                         "h2d_ms",
+                         "kernel_ms",
+                         "d2h_ms",
+                         "total_ms",
+                         "reference_ms",
+                         "rate",
+                         "rate_unit",
+                         "max_error",
+                         "tolerance",
+                         "baseline",
+                         "difference",
+                         "allowed_difference",
+                         "seed",
+                         "duet_version",
+                         "duet_commit"});
+    for (const auto& run : comparison.runs) {
+        const auto& m = run.measurement;
+        const auto& p = run.job.device.properties();
+        const auto number = [&](double value) { return run.measured() ? format::exact(value) : std::string(); };
+        const bool compared = !run.baseline.empty();
+        csv::write_row(out, {run.job.info.name,
+                             run.job.variant,
+                             describe_settings(run.job.info, run.job.settings.values()),
+                             run.job.label,
+                             p.name,
+                             api_label(run.job.device),
+                             p.driver_version,
+                             p.api_version,
+                             backend_version(run.job.device),
+                             to_string(run.status),
+                             run.reason,
+                             number(m.h2d_ms),
+                             number(m.kernel_ms),
+                             number(m.d2h_ms),
+                             number(m.total_ms),
+                             number(m.reference_ms),
+                             number(m.rate()),
+                             rate_unit(m.unit),
+                             number(m.max_error),
+                             number(m.tolerance),
+                             run.baseline,
+                             compared ? format::exact(run.difference) : "",
+                             compared ? format::exact(run.allowed) : "",
+                             std::to_string(comparison.seed),
+                             build.version,
+                             build.commit});
+    }
+}
+
+json::Value comparison_json(const Comparison& comparison)
+{
+    json::Array runs, pairs, problems;
+    for (const auto& run : comparison.runs) {
+        runs.push_back(run_json(run));
+    }
+    for (const auto& pair : comparison.pairs) {
+        pairs.push_back(pair_json(pair));
+    }
+    for (const auto& problem : comparison.problems) {
+        problems.push_back(problem);
+    }
+    return json::Object{{"schema", "duet.compare/1"},
+                        {"environment", environment_json(Registry::global())},
+                        {"seed", comparison.seed},
+                        {"warmup", comparison.warmup},
+                        {"agree", comparison.problems.empty()},
+                        {"problems", std::move(problems)},
+                        {"runs", std::move(runs)},
+                        {"pairs", std::move(pairs)}};
+}
+
+} // namespace
+
+int compare_command(const Arguments& arguments)
+{
+    const auto plans = plan(arguments.positional().at(0), arguments.assignments("set"), arguments.list("variants"));
+    const auto devices = pick_devices(arguments.list("devices"));
+    Comparison comparison;
+    comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    comparison.warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
+    auto json = Output::from(arguments, "json");
+    auto csv = Output::from(arguments, "csv");
+    std::optional<Output> report;
+    if (const auto path = arguments.value("report")) {
+        report = Output::file(*path);
+    }
+    const bool table = table_wanted({&json, &csv});
+
+    std::size_t total = 0;
+    for (const auto& plan : plans) {
+        total += plan.variants.size() * devices.size();
+    }
+    if (table) {
+        std::cout << "duet compare: " << format::count(plans.size(), "workload") << " on "
+                  << format::count(devices.size(), "device") << ", " << format::count(total, "run") << "; seed "
+                  << comparison.seed << ", " << format::count(comparison.warmup, "warm-up run") << " before each\n";
+        for (const auto& backend : Registry::global().backends()) {
+            if (!backend.loaded) {
+                std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
+            }
+        }
+    }
+
+    Progress progress(total);
+    for (const auto& plan : plans) {
+        const std::size_t first = comparison.runs.size();
+        for (const auto& variant : plan.variants) {
+            const std::size_t group = comparison.runs.size();
+            for (const auto& [device, label] : devices) {
+                progress.start(plan.info.name + "/" + variant + " on " + label);
+                comparison.runs.push_back(
+                    measure({plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed},
+                            comparison.warmup));
+            }
+            cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(group), comparison.runs.end());
+        }
+        progress.clear();
+        if (table) {
+            print_workload(comparison.runs, first);
+        }
+    }
+    comparison.pairs = api_pairs(comparison.runs);
+    comparison.problems = problems(comparison.runs);
+
+    if (table) {
+        if (!comparison.pairs.empty()) {
+            print_pairs(comparison.pairs);
+        }
+        const auto unsupported = std::count_if(comparison.runs.begin(), comparison.runs.end(),
+                                               [](const Run& run) { return run.status == Status::unsupported; });
+        std::cout << "\nmax error: against the CPU reference; device Δ: against the base run of the same variant "
+                     "(both relative, absolute below 1)\n";
+        if (comparison.problems.empty()) {
+            std::cout << format::count(comparison.runs.size() - static_cast<std::size_t>(unsupported), "run")
+                      << " checked: all agree with the CPU reference and with each other"
+                      << (unsupported > 0 ? " (" + std::to_string(unsupported) + " unsupported)" : "") << ".\n";
+        } else {
+            std::cout << comparison.problems.size() << " of " << comparison.runs.size()
+                      << " runs are wrong or failed (listed on standard error).\n";
+        }
+    }
+    if (json) {
+        json->write_json(comparison_json(comparison));
+    }
+    if (csv) {
+        write_csv(csv->stream(), comparison);
+    }
+    if (report) {
+        write_compare_report(report->stream(), comparison);
+    }
+    if (!comparison.problems.empty()) {
+        std::cerr << "duet: " << comparison.problems.size() << " of " << comparison.runs.size()
+                  << " runs disagree or failed:\n";
+        for (const auto& problem : comparison.problems) {
+            std::cerr << "  " << problem << "\n";
+        }
+        return exit_wrong;
+    }
+    return exit_ok;
+}
+
+} // namespace duet::cli

@@ -1,0 +1,218 @@
+// The environment record, and the one list of device properties that `duet devices`, its JSON and
+// every result's record share.
+#include "environment.hpp"
+
+#include "format.hpp"
+
+#include <ctime>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace duet::cli {
+
+namespace {
+
+std::string type_name(DeviceType type)
+{
+    switch (type) {
+    case DeviceType::gpu:
+        return "gpu";
+    case DeviceType::cpu:
+        return "cpu";
+    case DeviceType::accelerator:
+        return "accelerator";
+    case DeviceType::other:
+        break;
+    }
+    return "other";
+}
+
+DeviceField text_field(std::string key, std::string label, const std::string& text)
+{
+    return {std::move(key), text.empty() ? json::Value() : json::Value(text), std::move(label),
+            text.empty() ? "-" : text};
+}
+
+/// A count where zero means "not known on this backend".
+DeviceField count_field(std::string key, std::string label, std::uint64_t count)
+{
+    return {std::move(key), count == 0 ? json::Value() : json::Value(count), std::move(label),
+            count == 0 ? "-" : std::to_string(count)};
+}
+
+DeviceField bytes_field(std::string key, std::string label, std::uint64_t count)
+{
+    return {std::move(key), count == 0 ? json::Value() : json::Value(count), std::move(label),
+            count == 0 ? "-" : format::bytes(count)};
+}
+
+DeviceField flag_field(std::string key, std::string label, bool flag)
+{
+    return {std::move(key), flag, std::move(label), flag ? "yes" : "no"};
+}
+
+DeviceField version_field(std::string key, std::string label, std::uint32_t major, std::uint32_t minor)
+{
+    const std::string text = major == 0 ? "" : std::to_string(major) + "." + std::to_string(minor);
+    return text_field(std::move(key), std::move(label), text);
+}
+
+DeviceField dims_field(std::string key, std::string label, const std::array<std::uint64_t, 3>& dims)
+{
+    if (dims[0] == 0) {
+        return {std::move(key), json::Value(), std::move(label), "-"};
+    }
+    // OpenCL sets no limit on the number of work-groups; its backend reports the largest size_t.
+    const auto text = [](std::uint64_t size) {
+        return size >= (std::uint64_t{1} << 63) ? std::string("unlimited") : std::to_string(size);
+    };
+    return {std::move(key), json::Array{dims[0], dims[1], dims[2]}, std::move(label),
+            text(dims[0]) + " x " + text(dims[1]) + " x " + text(dims[2])};
+}
+
+} // namespace
+
+std::vector<DeviceField> device_fields(const Device& device)
+{
+    const auto& p = device.properties();
+    const double bandwidth = p.theoretical_bandwidth_gbps();
+    return {
+        text_field("name", "name", p.name),
+        text_field("api", "API", api_label(device)),
+        text_field("platform", "platform", p.platform),
+        text_field("vendor", "vendor", p.vendor),
+        text_field("type", "type", type_name(p.type)),
+        text_field("driver_version", "driver", p.driver_version),
+        text_field("api_version", "API version", p.api_version),
+        version_field("compute_capability", "compute capability", p.compute_capability_major,
+                      p.compute_capability_minor),
+        version_field("opencl_version", "OpenCL version", p.opencl_version_major, p.opencl_version_minor),
+        text_field("pci_bus_id", "PCI bus id", p.pci_bus_id),
+        count_field("compute_units", "compute units (SMs)", p.compute_units),
+        count_field("clock_mhz", "clock MHz", p.clock_mhz),
+        bytes_field("global_memory", "global memory", p.global_memory),
+        bytes_field("max_allocation", "largest allocation", p.max_allocation),
+        bytes_field("l2_cache", "L2 cache", p.l2_cache),
+        count_field("memory_bus_width_bits", "memory bus bits", p.memory_bus_width_bits),
+        count_field("memory_clock_mhz", "memory clock MHz", p.memory_clock_mhz),
+        {"theoretical_bandwidth_gbps", bandwidth == 0 ? json::Value() : json::Value(bandwidth), "peak bandwidth GB/s",
+         bandwidth == 0 ? "-" : format::rate(bandwidth)},
+        count_field("max_block_size", "max block size", p.max_block_size),
+        dims_field("max_block_dims", "max block dims", p.max_block_dims),
+        dims_field("max_grid_dims", "max grid dims", p.max_grid_dims),
+        count_field("warp_width", "warp width", p.warp_width),
+        count_field("max_threads_per_multiprocessor", "max threads per SM", p.max_threads_per_multiprocessor),
+        count_field("registers_per_block", "registers per block", p.registers_per_block),
+        bytes_field("local_memory_per_block", "local memory per block", p.local_memory_per_block),
+        bytes_field("local_memory_per_block_optin", "local memory opt-in", p.local_memory_per_block_optin),
+        count_field("copy_engines", "copy engines", p.copy_engines),
+        count_field("base_address_alignment", "base alignment bytes", p.base_address_alignment),
+        flag_field("ecc", "ECC", p.ecc),
+        flag_field("integrated", "integrated", p.integrated),
+        flag_field("unified_addressing", "unified addressing", p.unified_addressing),
+        flag_field("can_map_host_memory", "can map host memory", p.can_map_host_memory),
+    };
+}
+
+std::string api_label(const Device& device)
+{
+    if (device.backend() == "cuda") {
+        return "CUDA";
+    }
+    if (device.backend() != "opencl") {
+        return device.backend();
+    }
+    const std::string& platform = device.properties().platform;
+    // PoCL names its platform in full; the others lead with their vendor's name.
+    const std::string vendor =
+        platform == "Portable Computing Language" ? "PoCL" : platform.substr(0, platform.find(' '));
+    return vendor.empty() ? "OpenCL" : "OpenCL (" + vendor + ")";
+}
+
+std::string backend_version(const Device& device)
+{
+    for (const auto& backend : Registry::global().backends()) {
+        if (backend.name == device.backend()) {
+            return backend.version;
+        }
+    }
+    return "";
+}
+
+std::string device_title(const Device& device)
+{
+    return device.selector() + " " + device.properties().name;
+}
+
+json::Value device_json(const Device& device, bool with_raw_properties)
+{
+    json::Object object{{"selector", device.selector()}, {"backend", device.backend()}, {"index", device.index()}};
+    for (auto& field : device_fields(device)) {
+        object.emplace_back(std::move(field.key), std::move(field.value));
+    }
+    if (with_raw_properties) {
+        json::Object raw;
+        for (const auto& [key, value] : device.properties().raw) {
+            raw.emplace_back(key, value);
+        }
+        object.emplace_back("raw", std::move(raw));
+    }
+    return object;
+}
+
+json::Value backend_json(const BackendInfo& backend)
+{
+    return json::Object{{"name", backend.name},          {"loaded", backend.loaded},
+                        {"path", backend.path.string()}, {"version", backend.version},
+                        {"reason", backend.reason},      {"device_count", backend.device_count}};
+}
+
+json::Value environment_json(const Registry& registry)
+{
+    const auto& build = build_info();
+    json::Array backends, devices;
+    for (const auto& backend : registry.backends()) {
+        backends.push_back(backend_json(backend));
+    }
+    for (const auto& device : registry.devices()) {
+        devices.push_back(device_json(device, false));
+    }
+    return json::Object{{"duet_version", build.version},
+                        {"duet_commit", build.commit},
+                        {"compiler", build.compiler},
+                        {"cuda_compiler", build.cuda_compiler},
+                        {"cuda_architectures", build.cuda_architectures},
+                        {"host", host_name()},
+                        {"os", operating_system()},
+                        {"time", utc_time()},
+                        {"backends", std::move(backends)},
+                        {"devices", std::move(devices)}};
+}
+
+std::string operating_system()
+{
+    utsname name{};
+    if (::uname(&name) != 0) {
+        return "unknown";
+    }
+    return std::string(name.sysname) + " " + name.release + " " + name.machine;
+}
+
+std::string host_name()
+{
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+std::string utc_time()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+} // namespace duet::cli

@@ -1,0 +1,113 @@
+// Number formatting shared by the tables, CSV, JSON and the HTML report.
+#include "format.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace duet::cli::format {
+
+namespace {
+std::string printf_text(const char* pattern, double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, value);
+    return text;
+}
+} // namespace
+
+std::string exact(double value)
+{
+    if (std::isnan(value)) {
+        return "nan";
+    }
+    if (std::isinf(value)) {
+        return value > 0 ? "inf" : "-inf";
+    }
+    // Whole numbers in full ("100000", not the shorter "1e+05"), up to where doubles stay exact.
+    if (value == std::floor(value) && std::abs(value) < 9007199254740992.0) {
+        return printf_text("%.0f", value);
+    }
+    char text[64];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, result.ptr);
+}
+
+std::string milliseconds(double ms)
+{
+    if (ms == 0) {
+        return "0";
+    }
+    const double size = std::abs(ms);
+    return printf_text(size < 0.01   ? "%.4f"
+                       : size < 10   ? "%.3f"
+                       : size < 100  ? "%.2f"
+                       : size < 1000 ? "%.1f"
+                                     : "%.0f",
+                       ms);
+}
+
+std::string rate(double value)
+{
+    const double size = std::abs(value);
+    return printf_text(size < 10 ? "%.2f" : size < 1000 ? "%.1f" : "%.0f", value);
+}
+
+std::string error(double value)
+{
+    if (value == 0) {
+        return "0";
+    }
+    if (!std::isfinite(value)) {
+        return exact(value);
+    }
+    return printf_text("%.1e", value);
+}
+
+std::string figure(double value)
+{
+    return printf_text("%#.4g", value);
+}
+
+std::string ratio(double value)
+{
+    return printf_text("%.2f", value) + "x";
+}
+
+std::string count(std::size_t number, const std::string& noun)
+{
+    return std::to_string(number) + " " + noun + (number == 1 ? "" : "s");
+}
+
+std::string bytes(std::uint64_t count)
+{
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(count);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < std::size(units)) {
+        value /= 1024;
+        ++unit;
+    }
+    const bool whole = value == std::floor(value);
+    return printf_text(whole ? "%.0f" : "%.1f", value) + " " + units[unit];
+}
+
+std::string compact(double value)
+{
+    static const char* suffixes[] = {"", "Ki", "Mi", "Gi", "Ti"};
+    if (value != 0 && value == std::floor(value) && std::abs(value) >= 1024) {
+        double scaled = value;
+        std::size_t suffix = 0;
+        while (std::fmod(scaled, 1024) == 0 && std::abs(scaled) >= 1024 && suffix + 1 < std::size(suffixes)) {
+            scaled /= 1024;
+            ++suffix;
+        }
+        if (suffix > 0) {
+            return printf_text("%.0f", scaled) + suffixes[suffix];
+        }
+    }
+    const bool whole = value == std::floor(value) && std::abs(value) < 1e6;
+    return printf_text(whole ? "%.0f" : "%.3g", value);
+}
+
+} // namespace duet::cli::format

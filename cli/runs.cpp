@@ -1,0 +1,273 @@
+// One run and its verdict; cross-device agreement; CUDA/OpenCL pairs on one GPU.
+#include "runs.hpp"
+
+#include "environment.hpp"
+#include "format.hpp"
+#include "options.hpp"
+#include "workloads.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace duet::cli {
+
+std::string to_string(Status status)
+{
+    switch (status) {
+    case Status::ok:
+        return "ok";
+    case Status::wrong:
+        return "wrong";
+    case Status::unsupported:
+        return "unsupported";
+    case Status::failed:
+        break;
+    }
+    return "failed";
+}
+
+std::vector<std::string> extra_names(std::span<const Run> runs)
+{
+    std::vector<std::string> names;
+    for (const auto& run : runs) {
+        for (const auto& [name, value] : run.measurement.extras) {
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(name);
+            }
+        }
+    }
+    return names;
+}
+
+std::optional<double> extra(const Measurement& measurement, const std::string& name)
+{
+    for (const auto& [key, value] : measurement.extras) {
+        if (key == name) {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string rate_unit(Measurement::Unit unit)
+{
+    return unit == Measurement::Unit::flops ? "GFLOP/s" : "GB/s";
+}
+
+Run execute(const Job& job, bool verify)
+{
+    Run run{job, Status::ok, {}, {}, {}, 0, 0};
+    try {
+        run.measurement = job.workload->run({job.device, job.variant, job.settings, verify, job.seed});
+    } catch (const Unsupported& error) {
+        run.status = Status::unsupported;
+        run.reason = error.message();
+        return run;
+    } catch (const std::exception& error) {
+        run.status = Status::failed;
+        run.reason = error.what();
+        return run;
+    }
+    const auto& m = run.measurement;
+    if (verify && !m.verified) {
+        run.status = Status::wrong;
+        run.reason = "the workload did not check its result against the CPU reference";
+    } else if (verify && !m.matches_reference()) {
+        run.status = Status::wrong;
+        run.reason = "differs from the CPU reference by " + format::error(m.max_error) + " (tolerance " +
+                     format::error(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) + ")";
+    }
+    return run;
+}
+
+Run measure(const Job& job, unsigned warmup)
+{
+    for (unsigned i = 0; i < warmup; ++i) {
+        if (auto run = execute(job, false); run.status != Status::ok) {
+            return run;
+        }
+    }
+    return execute(job, true);
+}
+
+namespace {
+
+/// Largest |a - b| / max(1, |a|); infinite when either holds NaN. The same rule as the agreement
+/// tests (tests/agreement/workloads_test.cpp).
+double max_difference(const std::vector<float>& a, const std::vector<float>& b)
+{
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double difference = std::abs(static_cast<double>(a[i]) - b[i]) / std::max(1.0, std::abs(double(a[i])));
+        if (std::isnan(difference)) {
+            return std::numeric_limits<double>::infinity();
+        }
+        worst = std::max(worst, difference);
+    }
+    return worst;
+}
+
+void add_reason(Run& run, const std::string& reason)
+{
+    run.reason += (run.reason.empty() ? "" : "; ") + reason;
+}
+
+} // namespace
+
+void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end)
+{
+    // Prefer a baseline that matches the reference; if none does, the devices may still agree
+    // with each other, which says the reference is what is off.
+    auto baseline = std::find_if(begin, end, [](const Run& run) { return run.status == Status::ok; });
+    if (baseline == end) {
+        baseline = std::find_if(begin, end, [](const Run& run) { return run.measured(); });
+    }
+    if (baseline != end) {
+        const auto& expected = baseline->measurement.output;
+        for (auto run = begin; run != end; ++run) {
+            if (run == baseline || !run->measured()) {
+                continue;
+            }
+            const auto& got = run->measurement.output;
+            run->baseline = baseline->job.label;
+            run->allowed = baseline->measurement.tolerance + run->measurement.tolerance;
+            if (got.size() != expected.size()) {
+                run->difference = std::numeric_limits<double>::infinity();
+                run->status = Status::wrong;
+                add_reason(*run, "its output has " + std::to_string(got.size()) + " values, " + baseline->job.label +
+                                     "'s has " + std::to_string(expected.size()));
+                continue;
+            }
+            run->difference = max_difference(expected, got);
+            if (!(run->difference <= run->allowed)) {
+                run->status = Status::wrong;
+                add_reason(*run, "differs from " + baseline->job.label + " by " + format::error(run->difference) +
+                                     " (allowed " + format::error(run->allowed) + ")");
+            }
+        }
+    }
+    for (auto run = begin; run != end; ++run) {
+        std::vector<float>().swap(run->measurement.output);
+    }
+}
+
+std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
+{
+    std::vector<ApiPair> pairs;
+    for (const auto& cuda : runs) {
+        const auto& gpu = cuda.job.device.properties();
+        if (!cuda.measured() || cuda.job.device.backend() != "cuda" || gpu.pci_bus_id.empty()) {
+            continue;
+        }
+        for (const auto& opencl : runs) {
+            if (opencl.measured() && opencl.job.device.backend() == "opencl" &&
+                opencl.job.device.properties().pci_bus_id == gpu.pci_bus_id &&
+                opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
+                const auto ratio = [](double opencl_ms, double cuda_ms) {
+                    return cuda_ms > 0 ? opencl_ms / cuda_ms : std::numeric_limits<double>::infinity();
+                };
+                pairs.push_back({cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label,
+                                 opencl.job.label, ratio(opencl.measurement.kernel_ms, cuda.measurement.kernel_ms),
+                                 ratio(opencl.measurement.total_ms, cuda.measurement.total_ms)});
+            }
+        }
+    }
+    return pairs;
+}
+
+std::vector<std::string> problems(const std::vector<Run>& runs)
+{
+    std::vector<std::string> found;
+    for (const auto& run : runs) {
+        if (run.status == Status::wrong || run.status == Status::failed) {
+            found.push_back(run.job.info.name + "/" + run.job.variant + " on " + run.job.label + ": " +
+                            (run.status == Status::failed ? "failed: " : "") + run.reason);
+        }
+    }
+    return found;
+}
+
+Device select_device(const std::string& selector)
+{
+    const auto& registry = Registry::global();
+    try {
+        return selector.empty() ? registry.default_device() : registry.select(selector);
+    } catch (const NotFound& error) {
+        throw UsageError(error.message());
+    } catch (const Unavailable& error) {
+        throw UsageError(error.message());
+    }
+}
+
+std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::string>& selectors)
+{
+    const auto& registry = Registry::global();
+    std::vector<Device> devices;
+    if (selectors.empty()) {
+        devices = registry.devices();
+        if (devices.empty()) {
+            std::string reasons;
+            for (const auto& backend : registry.backends()) {
+                reasons += "\n  " + backend.name + ": " + (backend.loaded ? "no devices" : backend.reason);
+            }
+            throw UsageError("no device to run on:" + reasons);
+        }
+    }
+    for (const auto& selector : selectors) {
+        devices.push_back(select_device(selector));
+    }
+    std::vector<std::pair<Device, std::string>> picked;
+    std::map<std::string, int> seen;
+    for (const auto& device : devices) {
+        const int count = ++seen[device.selector()];
+        picked.emplace_back(device, device.selector() + (count > 1 ? "#" + std::to_string(count) : ""));
+    }
+    return picked;
+}
+
+json::Value run_json(const Run& run)
+{
+    const auto& m = run.measurement;
+    const auto measured = [&](double value) { return run.measured() ? json::Value(value) : json::Value(); };
+    json::Object extras;
+    for (const auto& [name, value] : m.extras) {
+        extras.emplace_back(name, value);
+    }
+    const bool compared = !run.baseline.empty();
+    return json::Object{{"workload", run.job.info.name},
+                        {"variant", run.job.variant},
+                        {"settings", settings_json(run.job.info, run.job.settings.values())},
+                        {"device", run.job.label},
+                        {"selector", run.job.device.selector()},
+                        {"device_name", run.job.device.properties().name},
+                        {"api", api_label(run.job.device)},
+                        {"status", to_string(run.status)},
+                        {"reason", run.reason},
+                        {"h2d_ms", measured(m.h2d_ms)},
+                        {"kernel_ms", measured(m.kernel_ms)},
+                        {"d2h_ms", measured(m.d2h_ms)},
+                        {"total_ms", measured(m.total_ms)},
+                        {"reference_ms", measured(m.reference_ms)},
+                        {"rate", measured(m.rate())},
+                        {"rate_unit", rate_unit(m.unit)},
+                        {"work", measured(m.work)},
+                        {"max_error", measured(m.max_error)},
+                        {"tolerance", measured(m.tolerance)},
+                        {"tolerance_reason", m.tolerance_reason},
+                        {"baseline", run.baseline},
+                        {"difference", compared ? json::Value(run.difference) : json::Value()},
+                        {"allowed_difference", compared ? json::Value(run.allowed) : json::Value()},
+                        {"extras", std::move(extras)}};
+}
+
+json::Value pair_json(const ApiPair& pair)
+{
+    return json::Object{
+        {"workload", pair.workload},         {"variant", pair.variant},        {"gpu", pair.gpu},
+        {"pci_bus_id", pair.pci_bus_id},     {"cuda", pair.cuda_label},        {"opencl", pair.opencl_label},
+        {"kernel_ratio", pair.kernel_ratio}, {"total_ratio", pair.total_ratio}};
+}
+
+} // namespace duet::cli

@@ -1,0 +1,526 @@
+// The duet command end to end: the built executable run as a user runs it, its exit codes (agree,
+// wrong, usage errors), its JSON and CSV parsed, a user's workload and a deliberately wrong one
+// loaded through DUET_PLUGIN_PATH, and the HTML report read back for the measured values.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "environment.hpp"
+#include "json_reader.hpp"
+#include "process.hpp"
+
+namespace duet::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+/// Small sizes and no warm-up keep each run well under a second on PoCL.
+const std::vector<std::string> small{"--set", "n=1000", "--warmup", "0"};
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+json::Value parse_or_fail(const std::string& text)
+{
+    try {
+        return json::parse(text);
+    } catch (const std::exception& error) {
+        ADD_FAILURE() << error.what() << " in:\n" << text.substr(0, 2000);
+        throw;
+    }
+}
+
+/// `duet devices --json`, read once.
+const json::Value& devices_json()
+{
+    static const json::Value devices = [] {
+        const auto result = run_duet({"devices", "--json"});
+        EXPECT_EQ(result.exit_code, 0) << result.err;
+        return json::parse(result.out);
+    }();
+    return devices;
+}
+
+/// The first device's selector (of `backend`, when named); empty when there is none.
+std::string first_device(const std::string& backend = "")
+{
+    for (const auto& device : devices_json()["devices"].array()) {
+        if (backend.empty() || device["backend"].string() == backend) {
+            return device["selector"].string();
+        }
+    }
+    return "";
+}
+
+/// Each backend that did not load, with its reason.
+std::string backend_reasons()
+{
+    std::string reasons = "unavailable backends:";
+    for (const auto& backend : devices_json()["backends"].array()) {
+        if (!backend["loaded"].boolean()) {
+            reasons += " " + backend["name"].string() + ": " + backend["reason"].string() + ";";
+        }
+    }
+    return reasons;
+}
+
+#define REQUIRE_A_DEVICE(device)                                                                                       \
+    const std::string device = first_device();                                                                         \
+    if (device.empty()) {                                                                                              \
+        GTEST_SKIP() << "no device; " << backend_reasons();                                                            \
+    }
+
+const EnvChanges user_plugins{{"DUET_PLUGIN_PATH", DUET_TEST_USER_PLUGIN_DIR}};
+const EnvChanges wrong_plugins{{"DUET_PLUGIN_PATH", DUET_TEST_WRONG_PLUGIN_DIR}};
+
+std::string first_line(const std::string& text)
+{
+    return text.substr(0, text.find('\n'));
+}
+
+std::size_t line_count(const std::string& text)
+{
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// --- the command line itself ---
+
+TEST(Cli, HelpListsTheCommandsAndTheExitCodes)
+{
+    const auto help = run_duet({"--help"});
+    EXPECT_EQ(help.exit_code, 0);
+    for (const char* word : {"devices", "doctor", "list", "run", "compare", "bench", "cache", "exit codes"}) {
+        EXPECT_THAT(help.out, HasSubstr(word));
+    }
+    const auto compare_help = run_duet({"compare", "--help"});
+    EXPECT_EQ(compare_help.exit_code, 0);
+    EXPECT_THAT(compare_help.out, HasSubstr("--report"));
+}
+
+TEST(Cli, NoCommandOrAnUnknownOneIsAUsageError)
+{
+    EXPECT_EQ(run_duet({}).exit_code, 2);
+    const auto unknown = run_duet({"frobnicate"});
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_THAT(unknown.err, HasSubstr("unknown command 'frobnicate'"));
+    EXPECT_THAT(unknown.err, HasSubstr("compare"));
+}
+
+TEST(Cli, AnUnknownOptionIsNamedWithTheOptionsThatExist)
+{
+    const auto result = run_duet({"compare", "vector_add", "--sizes", "3"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("--sizes"));
+    EXPECT_THAT(result.err, HasSubstr("--devices"));
+}
+
+TEST(Cli, OnlyOneOutputCanTakeStandardOutput)
+{
+    const auto result = run_duet({"compare", "vector_add", "--json", "--csv"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("only one of --json and --csv"));
+}
+
+// --- devices, list, doctor ---
+
+TEST(Cli, DevicesJsonHasEveryBackendAndDeviceUnderCommonNames)
+{
+    const auto& devices = devices_json();
+    EXPECT_EQ(devices["schema"].string(), "duet.devices/1");
+    ASSERT_FALSE(devices["backends"].array().empty());
+    for (const auto& backend : devices["backends"].array()) {
+        EXPECT_FALSE(backend["name"].string().empty());
+        // A backend either loaded or says why not.
+        EXPECT_TRUE(backend["loaded"].boolean() || !backend["reason"].string().empty()) << backend["name"].string();
+    }
+    for (const auto& device : devices["devices"].array()) {
+        for (const char* key : {"selector", "backend", "name", "api", "driver_version", "api_version", "compute_units",
+                                "global_memory", "max_block_size", "pci_bus_id", "raw"}) {
+            EXPECT_TRUE(device.has(key)) << key;
+        }
+    }
+}
+
+TEST(Cli, DevicesTableSaysWhyABackendIsUnavailable)
+{
+    const auto result = run_duet({"devices"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_THAT(result.out, HasSubstr("Backends"));
+    for (const auto& backend : devices_json()["backends"].array()) {
+        if (!backend["loaded"].boolean()) {
+            EXPECT_THAT(result.out, HasSubstr(backend["reason"].string()));
+        }
+    }
+    for (const auto& device : devices_json()["devices"].array()) {
+        EXPECT_THAT(result.out, HasSubstr(device["selector"].string()));
+    }
+}
+
+TEST(Cli, ListShowsWorkloadsVariantsAndParameters)
+{
+    const auto result = run_duet({"list", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto list = parse_or_fail(result.out);
+    EXPECT_EQ(list["schema"].string(), "duet.list/1");
+    bool found = false;
+    for (const auto& workload : list["workloads"].array()) {
+        if (workload["name"].string() == "vector_add") {
+            found = true;
+            EXPECT_FALSE(workload["variants"].array().empty());
+            EXPECT_EQ(workload["parameters"].array().front()["name"].string(), "n");
+            EXPECT_EQ(workload["parameters"].array().front()["type"].string(), "integer");
+        }
+    }
+    EXPECT_TRUE(found) << result.out;
+    const auto text = run_duet({"list"});
+    EXPECT_THAT(text.out, HasSubstr("vector_add"));
+    EXPECT_THAT(text.out, HasSubstr("block"));
+}
+
+TEST(Cli, DoctorPassesWhenNothingAskedForIsBroken)
+{
+    const auto result = run_duet({"doctor"});
+    const bool any_device = !first_device().empty();
+    EXPECT_EQ(result.exit_code, any_device ? 0 : 1) << result.out;
+    EXPECT_THAT(result.out, HasSubstr("Backend plugins"));
+    EXPECT_THAT(result.out, HasSubstr("Workload plugins"));
+    EXPECT_THAT(result.out, HasSubstr("Kernel cache"));
+    EXPECT_THAT(result.out, HasSubstr("vector_add: loaded"));
+}
+
+TEST(Cli, DoctorFailsForADeviceAskedForThatCannotBeSelected)
+{
+    const auto result = run_duet({"doctor", "--devices", "no_such_device"});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("FAIL  --devices 'no_such_device'"));
+    const auto json = run_duet({"doctor", "--json"}, {{"DUET_DEVICE", "no_such_device"}});
+    EXPECT_EQ(json.exit_code, 1);
+    EXPECT_FALSE(parse_or_fail(json.out)["ok"].boolean());
+}
+
+TEST(Cli, DoctorNamesAWorkloadPluginThatDidNotLoadAndWhy)
+{
+    const TempDir plugins;
+    const auto broken = plugins.path() / "libduet_workload_broken.so";
+    std::ofstream(broken) << "not a shared library\n";
+    const auto result = run_duet({"doctor"}, {{"DUET_PLUGIN_PATH", plugins.path().string()}});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("broken: NOT LOADED"));
+    EXPECT_THAT(result.out, HasSubstr(broken.string()));
+    // The other commands still work, and say that a plugin is missing.
+    const auto list = run_duet({"list"}, {{"DUET_PLUGIN_PATH", plugins.path().string()}});
+    EXPECT_EQ(list.exit_code, 0);
+    EXPECT_THAT(list.err, HasSubstr("did not load"));
+}
+
+// --- run ---
+
+TEST(Cli, RunPrintsEveryPhaseAndTheVerdict)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(std::vector<std::string>{"run", "vector_add", "--device", device} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    for (const char* phase : {"host→device", "kernel", "device→host", "total", "CPU reference"}) {
+        EXPECT_THAT(result.out, HasSubstr(phase));
+    }
+    EXPECT_THAT(result.out, HasSubstr("matches the CPU reference"));
+}
+
+TEST(Cli, RunJsonHoldsTheMeasurement)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json"} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = parse_or_fail(result.out);
+    EXPECT_EQ(json["schema"].string(), "duet.run/1");
+    EXPECT_EQ(json["run"]["status"].string(), "ok");
+    EXPECT_EQ(json["run"]["settings"]["n"].number(), 1000);
+    EXPECT_GT(json["run"]["kernel_ms"].number(), 0);
+    EXPECT_GE(json["run"]["total_ms"].number(), json["run"]["kernel_ms"].number());
+}
+
+TEST(Cli, AnUnknownWorkloadListsTheWorkloadsThatExist)
+{
+    const auto result = run_duet({"run", "no_such_workload"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("no workload 'no_such_workload'"));
+    EXPECT_THAT(result.err, HasSubstr("vector_add"));
+    EXPECT_EQ(run_duet({"compare", "no_such_workload"}).exit_code, 2);
+}
+
+TEST(Cli, AnUnknownParameterListsTheParameters)
+{
+    const auto result = run_duet({"run", "vector_add", "--set", "size=3"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("no parameter 'size'"));
+    EXPECT_THAT(result.err, HasSubstr("n, block"));
+}
+
+TEST(Cli, ABadValueNamesTheParameterAndWhatItAccepts)
+{
+    const auto result = run_duet({"run", "vector_add", "--set", "block=0"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("'block'"));
+    EXPECT_THAT(result.err, HasSubstr("from 1 to 1024"));
+    EXPECT_THAT(result.err, Not(HasSubstr("terminate")));
+}
+
+TEST(Cli, AUserWorkloadOnThePluginPathIsListedAndRuns)
+{
+    const auto list = run_duet({"list"}, user_plugins);
+    EXPECT_EQ(list.exit_code, 0);
+    EXPECT_THAT(list.out, HasSubstr("user_saxpy"));
+    EXPECT_THAT(list.out, HasSubstr("vector_add")) << "the built-in workloads stay";
+    EXPECT_EQ(run_duet({"run", "user_saxpy"}).exit_code, 2) << "only found through DUET_PLUGIN_PATH";
+
+    REQUIRE_A_DEVICE(device);
+    const auto run =
+        run_duet({"run", "user_saxpy", "--device", device, "--set", "a=-0.5", "--warmup", "0"}, user_plugins);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_THAT(run.out, HasSubstr("matches the CPU reference"));
+}
+
+// --- compare ---
+
+TEST(Cli, CompareExitsZeroWhenEverythingAgrees)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(std::vector<std::string>{"compare", "vector_add", "--json"} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = parse_or_fail(result.out);
+    EXPECT_EQ(json["schema"].string(), "duet.compare/1");
+    EXPECT_TRUE(json["agree"].boolean());
+    EXPECT_EQ(json["runs"].array().size(), devices_json()["devices"].array().size());
+    for (const auto& run : json["runs"].array()) {
+        EXPECT_EQ(run["status"].string(), "ok") << run["reason"].string();
+        for (const char* key : {"h2d_ms", "kernel_ms", "d2h_ms", "total_ms", "rate", "max_error", "tolerance"}) {
+            EXPECT_EQ(run[key].type(), json::Value::Type::number) << key;
+        }
+        EXPECT_EQ(run["rate_unit"].string(), "GB/s");
+    }
+    for (const char* key : {"duet_version", "duet_commit", "compiler", "backends", "devices"}) {
+        EXPECT_TRUE(json["environment"].has(key)) << key;
+    }
+}
+
+TEST(Cli, CompareTableNamesEveryColumnWithItsUnit)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    for (const char* header :
+         {"device", "API", "variant", "h→d ms", "kernel ms", "d→h ms", "total ms", "GB/s", "max error", "agrees"}) {
+        EXPECT_THAT(result.out, HasSubstr(header));
+    }
+    for (const auto& backend : devices_json()["backends"].array()) {
+        if (!backend["loaded"].boolean()) {
+            EXPECT_THAT(result.out, HasSubstr("note: " + backend["name"].string() + " unavailable: "));
+        }
+    }
+}
+
+TEST(Cli, CompareCsvStartsWithItsHeader)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result =
+        run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--csv"} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(first_line(result.out),
+              "workload,variant,settings,device,device_name,api,driver_version,api_version,backend_version,status,"
+              "reason,h2d_ms,kernel_ms,d2h_ms,total_ms,reference_ms,rate,rate_unit,max_error,tolerance,baseline,"
+              "difference,allowed_difference,seed,duet_version,duet_commit");
+    EXPECT_EQ(line_count(result.out), 2u);
+}
+
+TEST(Cli, CompareExitsOneNamingAResultThatDiffersFromTheReference)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result =
+        run_duet(std::vector<std::string>{"compare", "wrong", "--variants", "offset", "--devices", device} + small,
+                 wrong_plugins);
+    EXPECT_EQ(result.exit_code, 1) << result.out;
+    EXPECT_THAT(result.err, HasSubstr("wrong/offset on " + device + ": differs from the CPU reference by 1.0e-03"));
+    EXPECT_THAT(result.out, HasSubstr("NO"));
+}
+
+TEST(Cli, CompareExitsOneWhenDevicesDisagreeThoughEachClaimsToMatch)
+{
+    REQUIRE_A_DEVICE(device);
+    // The same device twice: the drift variant's second run is off by 1e-3, which only comparing
+    // the two outputs can see.
+    const auto result = run_duet(
+        std::vector<std::string>{"compare", "wrong", "--variants", "drift", "--devices", device + "," + device} + small,
+        wrong_plugins);
+    EXPECT_EQ(result.exit_code, 1) << result.out;
+    EXPECT_THAT(result.err, HasSubstr("wrong/drift on " + device + "#2: differs from " + device + " by 1.0e-03"));
+}
+
+TEST(Cli, CompareShowsUnsupportedRunsWithoutCountingThemAsDisagreement)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result =
+        run_duet(std::vector<std::string>{"compare", "wrong", "--variants", "unsupported", "--devices", device} + small,
+                 wrong_plugins);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr("unsupported: this variant is unsupported on purpose"));
+}
+
+TEST(Cli, CompareWithAnUnknownDeviceListsTheDevicesThatExist)
+{
+    const auto result = run_duet({"compare", "vector_add", "--devices", "no_such_device"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("no device matches 'no_such_device'"));
+    EXPECT_THAT(result.err, HasSubstr("devices that exist"));
+}
+
+TEST(Cli, CompareAllRejectsAParameterNoWorkloadHas)
+{
+    const auto result = run_duet({"compare", "all", "--set", "no_such_parameter=1"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("no workload has a parameter 'no_such_parameter'"));
+    EXPECT_THAT(result.err, HasSubstr("vector_add: n block"));
+}
+
+TEST(Cli, CompareReportHoldsTheChartsWithTheMeasuredValues)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir out;
+    const std::string json_path = (out.path() / "compare.json").string();
+    const std::string report_path = (out.path() / "compare.html").string();
+    const auto result = run_duet(
+        std::vector<std::string>{"compare", "vector_add", "--json", json_path, "--report", report_path} + small);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = parse_or_fail(read_file(json_path));
+    const std::string html = read_file(report_path);
+    EXPECT_THAT(html, HasSubstr("<svg"));
+    // Self-contained: nothing to fetch.
+    EXPECT_THAT(html, Not(HasSubstr("<script")));
+    EXPECT_THAT(html, Not(HasSubstr("<link")));
+    EXPECT_THAT(html, Not(HasSubstr("src=")));
+    for (const auto& run : json["runs"].array()) {
+        for (const char* key : {"h2d_ms", "kernel_ms", "d2h_ms", "rate"}) {
+            EXPECT_THAT(html, HasSubstr("data-value=\"" + run[key].number_text() + "\"")) << key;
+        }
+    }
+    for (const auto& backend : json["environment"]["backends"].array()) {
+        EXPECT_THAT(html,
+                    HasSubstr(backend["loaded"].boolean() ? backend["version"].string() : backend["reason"].string()));
+    }
+}
+
+// --- bench ---
+
+TEST(Cli, BenchSweepsTheCrossProductAndRecordsTheEnvironment)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir out;
+    const std::string json_path = (out.path() / "bench.json").string();
+    const std::string csv_path = (out.path() / "bench.csv").string();
+    const std::string report_path = (out.path() / "bench.html").string();
+    const auto result =
+        run_duet({"bench", "vector_add", "--devices", device, "--sweep", "n=100,1000", "--sweep", "block=32,64",
+                  "--repeats", "3", "--warmup", "0", "--json", json_path, "--csv", csv_path, "--report", report_path});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_THAT(result.err, Not(HasSubstr("\r"))) << "no progress bar when standard error is not a terminal";
+
+    const auto json = parse_or_fail(read_file(json_path));
+    EXPECT_EQ(json["schema"].string(), "duet.bench/1");
+    const auto& points = json["points"].array();
+    ASSERT_EQ(points.size(), 4u);
+    for (const auto& point : points) {
+        EXPECT_EQ(point["status"].string(), "ok") << point["reason"].string();
+        const auto& kernel = point["kernel_ms"];
+        EXPECT_LE(kernel["min"].number(), kernel["median"].number());
+        EXPECT_LE(kernel["median"].number(), kernel["max"].number());
+        EXPECT_EQ(point["samples"]["kernel_ms"].array().size(), 3u);
+    }
+    EXPECT_EQ(points[1]["settings"]["n"].number(), 100);
+    EXPECT_EQ(points[1]["settings"]["block"].number(), 64);
+    const auto& environment = json["environment"];
+    for (const char* key : {"duet_version", "duet_commit", "compiler", "os", "time", "backends", "devices"}) {
+        EXPECT_TRUE(environment.has(key)) << key;
+    }
+    for (const auto& recorded : environment["devices"].array()) {
+        EXPECT_TRUE(recorded.has("driver_version"));
+        EXPECT_TRUE(recorded.has("api_version"));
+    }
+
+    const std::string csv = read_file(csv_path);
+    EXPECT_EQ(first_line(csv).rfind("workload,variant,device,device_name,api,driver_version,api_version,"
+                                    "backend_version,n,block,status,reason,repeats,kernel_ms_median",
+                                    0),
+              0u)
+        << first_line(csv);
+    EXPECT_EQ(line_count(csv), 5u);
+
+    const std::string html = read_file(report_path);
+    EXPECT_THAT(html, HasSubstr("<polyline"));
+    EXPECT_THAT(html, HasSubstr("data-value=\"" + points[0]["rate"]["median"].number_text() + "\""));
+    EXPECT_THAT(html, HasSubstr("data-value=\"" + points[3]["kernel_ms"]["median"].number_text() + "\""));
+}
+
+TEST(Cli, BenchExpandsRanges)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet({"bench", "vector_add", "--devices", device, "--sweep", "n=256..1024*2", "--repeats",
+                                  "1", "--warmup", "0", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto points = parse_or_fail(result.out)["points"].array();
+    ASSERT_EQ(points.size(), 3u);
+    EXPECT_EQ(points[0]["settings"]["n"].number(), 256);
+    EXPECT_EQ(points[2]["settings"]["n"].number(), 1024);
+}
+
+TEST(Cli, BenchOverAParameterTheWorkloadLacksNamesTheParametersItHas)
+{
+    const auto result = run_duet({"bench", "vector_add", "--sweep", "size=1,2"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("no parameter 'size'; its parameters: n, block"));
+    const auto bad_value = run_duet({"bench", "vector_add", "--sweep", "block=64,4096"});
+    EXPECT_EQ(bad_value.exit_code, 2) << "every point is checked before the first run";
+    EXPECT_THAT(bad_value.err, HasSubstr("'block'"));
+}
+
+// --- cache ---
+
+TEST(Cli, CacheListsWhatARunBuiltAndClearRemovesOnlyDuetFiles)
+{
+    // OpenCL builds from source, and so caches; CUDA loads the offline fatbin, which needs no cache.
+    const std::string device = first_device("opencl");
+    if (device.empty()) {
+        GTEST_SKIP() << "no OpenCL device; " << backend_reasons();
+    }
+    const TempDir cache;
+    const EnvChanges env{{"DUET_CACHE_DIR", cache.path().string()}};
+    ASSERT_EQ(run_duet(std::vector<std::string>{"run", "vector_add", "--device", device} + small, env).exit_code, 0);
+    std::ofstream(cache.path() / "notes.txt") << "not duet's\n";
+
+    const auto listed = run_duet({"cache", "ls", "--json"}, env);
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    const auto json = parse_or_fail(listed.out);
+    EXPECT_EQ(json["directory"].string(), cache.path().string());
+    bool found = false;
+    for (const auto& entry : json["entries"].array()) {
+        for (const auto& kernel : entry["kernels"].array()) {
+            found = found || kernel.string() == "vector_add";
+        }
+    }
+    EXPECT_TRUE(found) << listed.out;
+
+    const auto cleared = run_duet({"cache", "clear"}, env);
+    EXPECT_EQ(cleared.exit_code, 0);
+    EXPECT_THAT(cleared.out, HasSubstr("Removed"));
+    EXPECT_EQ(files_below(cache.path()), std::vector<std::filesystem::path>{cache.path() / "notes.txt"});
+    EXPECT_EQ(run_duet({"cache", "frobnicate"}, env).exit_code, 2);
+}
+
+} // namespace
+} // namespace duet::test

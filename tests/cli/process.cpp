@@ -1,0 +1,93 @@
+// fork and exec with the output redirected to files in a scratch directory.
+#include "process.hpp"
+
+#include "environment.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace duet::test {
+
+namespace {
+
+std::vector<std::string> environment_for(const EnvChanges& changes)
+{
+    std::map<std::string, std::string> variables;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string text = *entry;
+        const auto equals = text.find('=');
+        const std::string name = text.substr(0, equals);
+        if (name.rfind("DUET_", 0) != 0 || name == "DUET_CACHE_DIR") {
+            variables[name] = equals == std::string::npos ? "" : text.substr(equals + 1);
+        }
+    }
+    for (const auto& [name, value] : changes) {
+        if (value) {
+            variables[name] = *value;
+        } else {
+            variables.erase(name);
+        }
+    }
+    std::vector<std::string> environment;
+    for (const auto& [name, value] : variables) {
+        environment.push_back(name + "=" + value);
+    }
+    return environment;
+}
+
+} // namespace
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream content;
+    content << file.rdbuf();
+    return content.str();
+}
+
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes)
+{
+    const TempDir scratch;
+    const std::string out_path = (scratch.path() / "out").string(), err_path = (scratch.path() / "err").string();
+    std::vector<std::string> argv_text{DUET_EXECUTABLE};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    const auto environment = environment_for(changes);
+    std::vector<char*> argv, envp;
+    for (const auto& arg : argv_text) {
+        argv.push_back(const_cast<char*>(arg.c_str()));
+    }
+    for (const auto& variable : environment) {
+        envp.push_back(const_cast<char*>(variable.c_str()));
+    }
+    argv.push_back(nullptr);
+    envp.push_back(nullptr);
+
+    const pid_t child = ::fork();
+    if (child < 0) {
+        throw std::runtime_error("fork failed");
+    }
+    if (child == 0) {
+        // Only async-signal-safe calls between fork and exec.
+        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) {
+            ::_exit(126);
+        }
+        ::execve(argv[0], argv.data(), envp.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out_path), read_file(err_path)};
+}
+
+} // namespace duet::test

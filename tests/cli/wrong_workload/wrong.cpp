@@ -1,0 +1,72 @@
+// A workload wrong on purpose, for the CLI tests only (through DUET_PLUGIN_PATH). offset: adds 1e-3
+// and says so against the reference; drift: claims to match, but each run in a process adds another
+// 1e-3, so only comparing devices catches it; unsupported: throws duet::Unsupported.
+#include <workload_support.hpp>
+
+#include <duet_kernels/wrong.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace {
+
+class Wrong final : public duet::Workload {
+public:
+    duet::WorkloadInfo info() const override
+    {
+        return {"wrong",
+                "c = a + b, wrong on purpose (CLI tests only)",
+                {"offset", "drift", "unsupported"},
+                {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats")},
+                {}};
+    }
+
+    duet::Measurement run(const duet::RunRequest& request) const override
+    {
+        if (request.variant == "unsupported") {
+            throw duet::Unsupported("wrong", "Wrong::run", 0, "", "this variant is unsupported on purpose");
+        }
+        static std::atomic<int> runs{0};
+        const bool drift = request.variant == "drift";
+        const float offset = drift ? 1e-3f * static_cast<float>(runs++) : 1e-3f;
+        const auto n = static_cast<std::size_t>(request.settings.integer("n"));
+        const auto a = duet::workload::random_floats(n, request.seed);
+        const auto b = duet::workload::random_floats(n, request.seed + 1);
+        const duet::Device& device = request.device;
+        const duet::Kernel kernel = device.build(duet::kernels::wrong()).kernel("wrong_add");
+        auto queue = device.create_queue();
+        auto da = device.alloc<float>(n), db = device.alloc<float>(n), dc = device.alloc<float>(n);
+
+        duet::Measurement result;
+        result.output.resize(n);
+        duet::workload::PhaseTimer timer(queue);
+        queue.write(da, a);
+        queue.write(db, b);
+        timer.mark("h2d");
+        queue.launch(kernel, duet::Range::cover(n, 64), da, db, dc, static_cast<std::uint32_t>(n), offset);
+        timer.mark("kernel");
+        queue.read(result.output, dc);
+        timer.mark("d2h");
+        const auto phases = timer.phases_ms();
+        result.h2d_ms = phases[0].second;
+        result.kernel_ms = phases[1].second;
+        result.d2h_ms = phases[2].second;
+        result.total_ms = timer.total_ms();
+        result.work = 3.0 * n * sizeof(float);
+        result.tolerance = 0;
+        result.tolerance_reason = "one IEEE add per element is exact";
+        if (request.verify) {
+            std::vector<float> expected(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                expected[i] = a[i] + b[i];
+            }
+            result.max_error = drift ? 0 : duet::workload::max_relative_error(result.output, expected);
+            result.verified = true;
+        }
+        return result;
+    }
+};
+
+} // namespace
+
+DUET_EXPORT_WORKLOAD(Wrong)
