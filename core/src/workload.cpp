@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 namespace duet {
 
@@ -19,11 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Whole numbers in full ("2147483648", not "2.14748e+09"); others as the shortest round trip.
 std::string number(double value)
 {
-    std::ostringstream text;
-    text << value;
-    return text.str();
+    char text[32];
+    const auto [end, error] = value == std::floor(value) && std::abs(value) < 1e18
+                                  ? std::to_chars(text, text + sizeof(text), static_cast<std::int64_t>(value))
+                                  : std::to_chars(text, text + sizeof(text), value);
+    return error == std::errc() ? std::string(text, end) : "?";
 }
 
 std::string accepted(const WorkloadParameter& parameter)
