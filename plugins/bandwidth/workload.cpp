@@ -1,0 +1,280 @@
+// bandwidth as a workload plugin: one transfer of `bytes` bytes per round, host→device,
+// device→host, or both at once on two queues, from and to host memory of the variant's kind
+// (mapped memory moved by a kernel reading or writing it in place), or device to device. Each
+// transfer is timed by events on its own queue; the median of the rounds is reported, and for
+// single copies the raw API's median on the same queue and buffers beside it. The first round is
+// the checked one: destinations poisoned, then compared byte for byte with what was sent.
+#include "bandwidth.hpp"
+
+#include <workload_support.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace duet::bandwidth {
+namespace {
+
+/// Host memory of one kind. "registered" is pageable memory page-locked afterwards: the
+/// registration, declared last, is released before the memory under it.
+struct HostSide {
+    HostBuffer memory;
+    HostBuffer registration;
+
+    HostSide(const Device& device, HostMemoryKind kind, std::size_t bytes)
+        : memory(device.alloc_host(bytes, kind == HostMemoryKind::registered ? HostMemoryKind::pageable : kind))
+    {
+        if (kind == HostMemoryKind::registered) {
+            registration = device.register_host(memory.data(), bytes);
+        }
+    }
+    std::span<std::uint8_t> bytes() const { return memory.as<std::uint8_t>(); }
+    /// What kernels address for mapped memory.
+    RawBuffer device_view() const { return memory.device_buffer(); }
+};
+
+/// One transfer on its own queue: how duet enqueues it, how the raw API does (empty where not
+/// measured), how its destination is poisoned, and what arrived there. The functions hold copies
+/// of the queue handle, which all name the one queue.
+struct Leg {
+    std::string direction; ///< "h2d", "d2h" or "d2d"
+    Queue queue;
+    std::function<void()> copy;
+    std::function<void()> raw_copy;
+    std::function<void()> poison;
+    std::function<std::vector<std::uint8_t>()> received;
+};
+
+std::vector<std::uint8_t> read_back(Queue& queue, const RawBuffer& buffer)
+{
+    std::vector<std::uint8_t> bytes(buffer.bytes());
+    queue.read_bytes(bytes.data(), buffer, 0, bytes.size());
+    queue.finish();
+    return bytes;
+}
+
+void zero_fill(Queue& queue, const RawBuffer& buffer)
+{
+    const std::uint8_t zero = 0;
+    queue.fill_bytes(buffer, 0, buffer.bytes(), &zero, 1);
+}
+
+// A device buffer holding `sent`, the source of a transfer out of the device.
+RawBuffer device_source(const Device& device, Queue& queue, const std::vector<std::uint8_t>& sent)
+{
+    RawBuffer buffer = device.alloc_bytes(sent.size());
+    queue.write_bytes(buffer, 0, sent.data(), sent.size());
+    queue.finish();
+    return buffer;
+}
+
+Leg host_to_device(const Device& device, const std::string& variant, const std::vector<std::uint8_t>& sent,
+                   const std::shared_ptr<const StreamCopy>& kernel)
+{
+    const std::size_t bytes = sent.size();
+    Queue queue = device.create_queue();
+    Leg leg{"h2d", queue, {}, {}, {}, {}};
+    auto host = std::make_shared<HostSide>(device, workload::host_memory_kind(variant), bytes);
+    std::ranges::copy(sent, host->bytes().begin());
+    const RawBuffer dst = device.alloc_bytes(bytes);
+    if (variant == "mapped") {
+        leg.copy = [=]() mutable { kernel->run(queue, host->device_view(), dst, bytes); };
+    } else {
+        leg.copy = [=]() mutable { queue.write_bytes(dst, 0, host->bytes().data(), bytes); };
+        leg.raw_copy = raw_write(device, queue, dst, host->bytes().data(), bytes);
+    }
+    leg.poison = [=]() mutable { zero_fill(queue, dst); };
+    leg.received = [=]() mutable { return read_back(queue, dst); };
+    return leg;
+}
+
+Leg device_to_host(const Device& device, const std::string& variant, const std::vector<std::uint8_t>& sent,
+                   const std::shared_ptr<const StreamCopy>& kernel)
+{
+    const std::size_t bytes = sent.size();
+    Queue queue = device.create_queue();
+    Leg leg{"d2h", queue, {}, {}, {}, {}};
+    auto host = std::make_shared<HostSide>(device, workload::host_memory_kind(variant), bytes);
+    const RawBuffer src = device_source(device, queue, sent);
+    if (variant == "mapped") {
+        leg.copy = [=]() mutable { kernel->run(queue, src, host->device_view(), bytes); };
+    } else {
+        leg.copy = [=]() mutable { queue.read_bytes(host->bytes().data(), src, 0, bytes); };
+        leg.raw_copy = raw_read(device, queue, host->bytes().data(), src, bytes);
+    }
+    leg.poison = [=] { std::ranges::fill(host->bytes(), std::uint8_t{0}); };
+    leg.received = [=] { return std::vector<std::uint8_t>(host->bytes().begin(), host->bytes().end()); };
+    return leg;
+}
+
+Leg device_to_device(const Device& device, const std::vector<std::uint8_t>& sent)
+{
+    const std::size_t bytes = sent.size();
+    Queue queue = device.create_queue();
+    Leg leg{"d2d", queue, {}, {}, {}, {}};
+    const RawBuffer src = device_source(device, queue, sent);
+    const RawBuffer dst = device.alloc_bytes(bytes);
+    leg.copy = [=]() mutable { queue.copy_bytes(dst, 0, src, 0, bytes); };
+    leg.poison = [=]() mutable { zero_fill(queue, dst); };
+    leg.received = [=]() mutable { return read_back(queue, dst); };
+    return leg;
+}
+
+/// One round's device times: each leg from its own start, and all of them from the earliest start
+/// to the latest end.
+struct Round {
+    std::vector<double> leg_ms;
+    double wall_ms = 0;
+};
+
+// "both" enqueues its two directions on their own queues back to back, so they run at once; the
+// time runs from the earlier start to the later end.
+Round run_round(std::vector<Leg>& legs, bool raw)
+{
+    std::vector<Event> starts;
+    for (auto& leg : legs) {
+        starts.push_back(leg.queue.record());
+    }
+    std::vector<Event> ends;
+    for (auto& leg : legs) {
+        (raw ? leg.raw_copy : leg.copy)();
+        ends.push_back(leg.queue.record());
+    }
+    Round round;
+    for (std::size_t l = 0; l < legs.size(); ++l) {
+        legs[l].queue.finish();
+        round.leg_ms.push_back(elapsed_ms(starts[l], ends[l]));
+    }
+    round.wall_ms = workload::span_ms(starts, ends);
+    return round;
+}
+
+double median(std::vector<double> values)
+{
+    std::ranges::sort(values);
+    return values[values.size() / 2];
+}
+
+double gbps(std::size_t bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
+class Bandwidth final : public Workload {
+public:
+    WorkloadInfo info() const override
+    {
+        std::vector<std::map<std::string, std::string>> cases;
+        for (const char* bytes : {"1", "4097", "1048576"}) {
+            for (const char* direction : {"h2d", "d2h", "both"}) {
+                cases.push_back({{"bytes", bytes}, {"direction", direction}, {"rounds", "3"}});
+            }
+        }
+        return {"bandwidth",
+                "host<->device copy throughput per host memory kind (mapped: a kernel streaming host memory), one "
+                "direction or both at once on two queues, against the raw API on the same queue and buffers; "
+                "device: a device-to-device copy, the device's own ceiling",
+                variants(),
+                {workload::integer_parameter("bytes", 64 << 20, 1, std::int64_t{1} << 36, "bytes per transfer"),
+                 workload::choice_parameter("direction", {"h2d", "d2h", "both"},
+                                            "host to device, device to host, or both at once on two queues (the "
+                                            "device variant copies device to device whatever this says)"),
+                 workload::integer_parameter("rounds", 9, 1, 1000, "timed transfers; the median is reported")},
+                cases};
+    }
+
+    Measurement run(const RunRequest& request) const override
+    {
+        const Device& device = request.device;
+        const std::string& variant = request.variant;
+        if (std::ranges::find(variants(), variant) == variants().end()) {
+            throw NotFound(device.backend(), "bandwidth::run", 0, "", "bandwidth has no variant '" + variant + "'");
+        }
+        const auto bytes = static_cast<std::size_t>(request.settings.integer("bytes"));
+        const std::string& direction = request.settings.text("direction");
+        const auto rounds = static_cast<int>(request.settings.integer("rounds"));
+        const std::vector<std::uint8_t> sent = random_bytes(bytes, request.seed);
+
+        std::vector<Leg> legs;
+        if (variant == "device") {
+            legs.push_back(device_to_device(device, sent));
+        } else {
+            const auto kernel = variant == "mapped" ? std::make_shared<const StreamCopy>(device) : nullptr;
+            if (direction != "d2h") {
+                legs.push_back(host_to_device(device, variant, sent, kernel));
+            }
+            if (direction != "h2d") {
+                legs.push_back(device_to_host(device, variant, sent, kernel));
+            }
+        }
+
+        // The checked round, which also warms up (first touch of pages, the kernel's first launch).
+        for (auto& leg : legs) {
+            leg.poison();
+            leg.queue.finish();
+        }
+        run_round(legs, false);
+        Measurement result;
+        std::vector<std::uint8_t> expected(bytes);
+        if (request.verify) {
+            result.reference_ms = workload::host_ms([&] { reference(sent, expected); });
+            result.verified = true;
+        }
+        for (auto& leg : legs) {
+            const auto received = leg.received();
+            if (request.verify) {
+                result.max_error = std::max(result.max_error, max_difference(received, expected));
+            }
+            const auto sums = chunk_sums(received);
+            result.output.insert(result.output.end(), sums.begin(), sums.end());
+        }
+        result.tolerance = 0;
+        result.tolerance_reason = "a copy delivers every byte exactly as sent";
+
+        // Raw and duet rounds alternate, so that both see the same state of the machine.
+        const bool raw = legs.size() == 1 && legs[0].raw_copy;
+        std::vector<std::vector<double>> leg_ms(legs.size());
+        std::vector<double> wall_ms, raw_ms;
+        for (int r = 0; r < rounds; ++r) {
+            const Round round = run_round(legs, false);
+            for (std::size_t l = 0; l < legs.size(); ++l) {
+                leg_ms[l].push_back(round.leg_ms[l]);
+            }
+            wall_ms.push_back(round.wall_ms);
+            if (raw) {
+                raw_ms.push_back(run_round(legs, true).wall_ms);
+            }
+        }
+
+        // The transfer is this workload's kernel phase: kernel_ms holds it, so rate() is its GB/s.
+        result.kernel_ms = result.total_ms = median(wall_ms);
+        for (std::size_t l = 0; l < legs.size(); ++l) {
+            if (legs[l].direction == "h2d") {
+                result.h2d_ms = median(leg_ms[l]);
+            } else if (legs[l].direction == "d2h") {
+                result.d2h_ms = median(leg_ms[l]);
+            }
+        }
+        result.unit = Measurement::Unit::bytes;
+        // A device-to-device copy reads every byte and writes it again, as CUDA's bandwidthTest counts it.
+        result.work = static_cast<double>(bytes) * legs.size() * (variant == "device" ? 2 : 1);
+        if (raw) {
+            const double raw_gbps = gbps(bytes, median(raw_ms));
+            result.extras.emplace_back("raw_gbps", raw_gbps);
+            result.extras.emplace_back("duet_over_raw", result.rate() / raw_gbps);
+        }
+        if (legs.size() == 2) {
+            const double h2d = gbps(bytes, result.h2d_ms);
+            const double d2h = gbps(bytes, result.d2h_ms);
+            result.extras.emplace_back("h2d_gbps", h2d);
+            result.extras.emplace_back("d2h_gbps", d2h);
+            result.extras.emplace_back("sum_gbps", h2d + d2h);
+        }
+        if (variant == "device" && device.properties().theoretical_bandwidth_gbps() > 0) {
+            result.extras.emplace_back("device_peak_gbps", device.properties().theoretical_bandwidth_gbps());
+        }
+        return result;
+    }
+};
+
+} // namespace
+} // namespace duet::bandwidth
+
+DUET_EXPORT_WORKLOAD(duet::bandwidth::Bandwidth)

@@ -1,0 +1,73 @@
+// matmul: C = A × B in float for any M, N, K, row-major. Duet's kernels (naive, and tiled through
+// shared memory with tiles of 8, 16 and 32), the vendor BLAS run on duet's own queues and buffers
+// (cuBLAS on CUDA, CLBlast on OpenCL), and the CPU reference they are all checked against.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+namespace duet::matmul {
+
+/// C is m × n, A is m × k, B is k × n.
+struct Shape {
+    std::size_t m = 0;
+    std::size_t n = 0;
+    std::size_t k = 0;
+};
+
+/// "tiled16" (the default), "tiled8", "tiled32", "naive", "blas".
+const std::vector<std::string>& variants();
+
+class VendorBlas;
+
+/// Builds the kernels (or opens the vendor BLAS) once per device and variant; runs are then cheap.
+class Launcher {
+public:
+    /// NotFound for an unknown variant; Unsupported where the device cannot run it (a tile above
+    /// the kernel's block limit, a BLAS library this build lacks).
+    Launcher(const Device& device, const std::string& variant);
+    ~Launcher();
+    Launcher(const Launcher&) = delete;
+    Launcher& operator=(const Launcher&) = delete;
+
+    /// Enqueues C = A × B; returns without waiting. InvalidArgument when a matrix has 2^32
+    /// elements or more (the kernels index with 32-bit integers) or a buffer is too small.
+    void run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b, const Buffer<float>& c,
+             const Shape& shape) const;
+
+private:
+    Kernel kernel_;
+    std::size_t block_edge_ = 0; ///< a block is block_edge_ × block_edge_ threads
+    std::unique_ptr<VendorBlas> blas_;
+};
+
+/// The CPU reference: C = A × B by the i-k-j loop, accumulated in double.
+void reference(std::span<const float> a, std::span<const float> b, std::span<double> c, const Shape& shape);
+/// The same loop for the listed rows of C only; `c` holds rows.size() rows of n.
+void reference_rows(std::span<const float> a, std::span<const float> b, std::span<const std::size_t> rows,
+                    std::span<double> c, const Shape& shape);
+
+/// Products of this many multiply-adds or more (all of a batch together) are checked on a sample
+/// of rows, so that the CPU reference stays within seconds.
+inline constexpr double full_check_limit = 1ull << 30;
+
+/// The rows of C the check compares: all of them below full_check_limit; otherwise the first,
+/// the last and rows drawn from `seed`, about full_check_limit multiply-adds' worth in all.
+std::vector<std::size_t> rows_to_check(const Shape& shape, std::size_t batch, std::uint64_t seed);
+
+/// Largest |c - want| / Σ_k |a_ik·b_kj| over the listed rows, where `c` is the whole m × n result
+/// and `want` the reference's rows. NaN (the poison of an unwritten element) gives infinity.
+double max_error(std::span<const float> c, std::span<const double> want, std::span<const float> a,
+                 std::span<const float> b, std::span<const std::size_t> rows, const Shape& shape);
+
+/// What max_error may reach, and why: the float accumulation of K products.
+double tolerance(const Shape& shape);
+std::string tolerance_reason(bool sampled);
+
+} // namespace duet::matmul

@@ -1,0 +1,190 @@
+// matmul beyond what the generic workload test can see: no variant writes past C, matrices the
+// kernels' 32-bit indices cannot address are refused before anything runs, the sampled check of
+// large products keeps the edge rows and catches a single wrong element, and the overlapped
+// schedule reports the figures it is judged by, consistently with its phases.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "duet_test.hpp"
+#include "matmul.hpp"
+
+namespace duet::test {
+namespace {
+
+using VariantCase = std::tuple<DeviceParam, std::string>;
+
+class MatmulLauncher : public ::testing::TestWithParam<VariantCase> {
+protected:
+    // The variant's launcher, or a skip with the reason when the device cannot run it.
+    std::unique_ptr<matmul::Launcher> launcher(const Device& device, const std::string& variant)
+    {
+        try {
+            return std::make_unique<matmul::Launcher>(device, variant);
+        } catch (const Unsupported& error) {
+            reason_ = error.what();
+            return nullptr;
+        }
+    }
+    std::string reason_;
+};
+
+TEST_P(MatmulLauncher, WritesNothingPastC)
+{
+    const auto& [param, variant] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    const Device& device = *param.device;
+    const auto run = launcher(device, variant);
+    if (!run) {
+        GTEST_SKIP() << reason_;
+    }
+    // Not a multiple of any tile in any dimension.
+    const matmul::Shape shape{33, 17, 65};
+    const std::size_t spare = 29;
+    const auto a = random_floats(shape.m * shape.k, test_seed());
+    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
+    Queue queue = device.create_queue();
+    Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
+    queue.fill(c, poison());
+    run->run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
+    const std::vector<float> got = download(queue, c);
+
+    std::vector<double> want(shape.m * shape.n);
+    matmul::reference(a, b, want, shape);
+    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
+              matmul::tolerance(shape))
+        << matmul::tolerance_reason(false);
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
+        << variant << " wrote past C";
+}
+
+TEST_P(MatmulLauncher, RefusesMatricesItsIndicesCannotAddress)
+{
+    const auto& [param, variant] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    const Device& device = *param.device;
+    const auto run = launcher(device, variant);
+    if (!run) {
+        GTEST_SKIP() << reason_;
+    }
+    // A is 65536 × 65536 = 2^32 elements; the check comes before the buffer sizes are looked at.
+    const matmul::Shape shape{65536, 1, 65536};
+    Queue queue = device.create_queue();
+    const std::vector<float> initial = random_floats(16, test_seed());
+    Buffer<float> a = make_buffer(device, queue, initial);
+    Buffer<float> c = make_buffer(device, queue, initial);
+    auto error = expect_error<InvalidArgument>([&] { run->run(queue, a, a, c, shape); });
+    if (error) {
+        DUET_EXPECT_MENTIONS(*error, "2^32");
+    }
+    EXPECT_TRUE(bitwise_equal(initial, download(queue, c)));
+}
+
+std::string variant_case_name(const ::testing::TestParamInfo<VariantCase>& info)
+{
+    return std::get<0>(info.param).name + "_" + std::get<1>(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, MatmulLauncher,
+                         ::testing::Combine(::testing::ValuesIn(device_params()),
+                                            ::testing::ValuesIn(matmul::variants())),
+                         variant_case_name);
+
+TEST(MatmulLauncherVariants, AnUnknownVariantIsNotFoundListingTheOthers)
+{
+    const auto devices = all_devices();
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    auto error = expect_error<NotFound>([&] { matmul::Launcher(devices.front(), "tiled64"); });
+    if (error) {
+        DUET_EXPECT_MENTIONS(*error, "tiled64", "tiled16", "naive", "blas");
+    }
+}
+
+// --- the check: which rows it compares, and that it fails a wrong element ---
+
+TEST(MatmulCheck, ProductsBelowTheLimitAreCheckedWhole)
+{
+    const matmul::Shape shape{300, 200, 100};
+    const auto rows = matmul::rows_to_check(shape, 3, test_seed());
+    ASSERT_EQ(rows.size(), shape.m);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i], i);
+    }
+}
+
+TEST(MatmulCheck, LargeProductsKeepTheEdgeRowsOfASample)
+{
+    const matmul::Shape shape{4096, 4096, 4096};
+    const std::size_t batch = 2;
+    const auto rows = matmul::rows_to_check(shape, batch, test_seed());
+    ASSERT_LT(rows.size(), shape.m);
+    EXPECT_EQ(rows.front(), 0u);
+    EXPECT_EQ(rows.back(), shape.m - 1);
+    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+    EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end()) << "a row is listed twice";
+    const double work = static_cast<double>(rows.size()) * shape.n * shape.k * batch;
+    EXPECT_LE(work, matmul::full_check_limit);
+    EXPECT_GT(work, matmul::full_check_limit / 2);
+}
+
+TEST(MatmulCheck, OneWrongOrUnwrittenElementFails)
+{
+    const matmul::Shape shape{20, 30, 40};
+    const auto a = random_floats(shape.m * shape.k, test_seed());
+    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
+    std::vector<double> want(shape.m * shape.n);
+    matmul::reference(a, b, want, shape);
+    std::vector<float> c(want.begin(), want.end());
+    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+    const double tolerance = matmul::tolerance(shape);
+    EXPECT_LE(matmul::max_error(c, want, a, b, rows, shape), tolerance) << "the reference rounded to float";
+
+    // Σ|a·b| is at most 40 × 4 here, so 0.01 is over 6e-5 of it: above the tolerance of 9.5e-6.
+    c[7 * shape.n + 11] += 0.01f;
+    EXPECT_GT(matmul::max_error(c, want, a, b, rows, shape), tolerance);
+    c[7 * shape.n + 11] = poison();
+    EXPECT_EQ(matmul::max_error(c, want, a, b, rows, shape), std::numeric_limits<double>::infinity());
+}
+
+// --- the overlapped schedule's figures ---
+
+class MatmulOverlapped : public DeviceTest {};
+
+TEST_P(MatmulOverlapped, ReportsThePhasesAloneAndTheRatios)
+{
+    const auto workload = WorkloadRegistry::global().find("matmul");
+    const auto info = workload->info();
+    const std::map<std::string, std::string> values{
+        {"m", "64"}, {"n", "48"}, {"k", "80"}, {"batch", "4"}, {"schedule", "overlapped"}};
+    const Measurement result = workload->run({device(), "tiled16", Settings(info, values), true, test_seed()});
+    ASSERT_TRUE(result.verified);
+    EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
+
+    std::map<std::string, double> extras(result.extras.begin(), result.extras.end());
+    for (const char* name : {"copy_ms", "kernel_only_ms", "overlapped_ms", "overlapped_over_max_copy_kernel",
+                             "sequential_ms", "overlapped_over_sequential", "total_gflops", "cpu_speedup"}) {
+        ASSERT_TRUE(extras.count(name)) << "no extra named " << name;
+        EXPECT_GT(extras[name], 0.0) << name;
+    }
+    // h2d and d2h are the copies alone, kernel the kernels alone, total the overlapped run.
+    EXPECT_DOUBLE_EQ(extras["copy_ms"], result.h2d_ms + result.d2h_ms);
+    EXPECT_DOUBLE_EQ(extras["kernel_only_ms"], result.kernel_ms);
+    EXPECT_DOUBLE_EQ(extras["overlapped_ms"], result.total_ms);
+    EXPECT_DOUBLE_EQ(extras["overlapped_over_max_copy_kernel"],
+                     result.total_ms / std::max(extras["copy_ms"], extras["kernel_only_ms"]));
+    EXPECT_DOUBLE_EQ(extras["overlapped_over_sequential"], result.total_ms / extras["sequential_ms"]);
+    EXPECT_DOUBLE_EQ(extras["cpu_speedup"], result.reference_ms / result.total_ms);
+    EXPECT_EQ(result.output.size(), 4u * 64 * 48);
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulOverlapped);
+
+} // namespace
+} // namespace duet::test
