@@ -487,11 +487,13 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
             // Not in NVIDIA's extension text, so older drivers may refuse it.
             props.copy_engines = optional_info<cl_uint>(clGetDeviceInfo, id, async_engine_count_nv).value_or(0);
             const auto bus = optional_info<cl_uint>(clGetDeviceInfo, id, pci_bus_id_nv);
-            const auto slot = optional_info<cl_uint>(clGetDeviceInfo, id, pci_slot_id_nv); // device << 3 | function
+            // The slot is the PCI device number (seen on driver 580: 6 where CUDA says 0000:00:06.0);
+            // NVIDIA's OpenCL names no function, and GPUs are function 0.
+            const auto slot = optional_info<cl_uint>(clGetDeviceInfo, id, pci_slot_id_nv);
             const auto domain = optional_info<cl_uint>(clGetDeviceInfo, id, pci_domain_id_nv).value_or(0);
             if (bus && slot) {
                 char text[32];
-                std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, *bus, *slot >> 3, *slot & 7);
+                std::snprintf(text, sizeof(text), "%04x:%02x:%02x.0", domain, *bus, *slot);
                 copy_text(props.pci_bus_id, text);
             }
         }
