@@ -94,21 +94,6 @@ Run measure(const Job& job, unsigned warmup)
 
 namespace {
 
-/// Largest |a - b| / max(1, |a|); infinite when either holds NaN. The same rule as the agreement
-/// tests (tests/agreement/workloads_test.cpp).
-double max_difference(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double difference = std::abs(static_cast<double>(a[i]) - b[i]) / std::max(1.0, std::abs(double(a[i])));
-        if (std::isnan(difference)) {
-            return std::numeric_limits<double>::infinity();
-        }
-        worst = std::max(worst, difference);
-    }
-    return worst;
-}
-
 void add_reason(Run& run, const std::string& reason)
 {
     run.reason += (run.reason.empty() ? "" : "; ") + reason;
@@ -140,7 +125,7 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
                                      "'s has " + std::to_string(expected.size()));
                 continue;
             }
-            run->difference = max_difference(expected, got);
+            run->difference = max_relative_error(got, expected);
             if (!(run->difference <= run->allowed)) {
                 run->status = Status::wrong;
                 add_reason(*run, "differs from " + baseline->job.label + " by " + format::error(run->difference) +

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace duet {
 
@@ -107,6 +108,21 @@ const std::string& Settings::value(const std::string& name) const
 std::int64_t Settings::integer(const std::string& name) const { return std::stoll(value(name)); }
 double Settings::real(const std::string& name) const { return std::stod(value(name)); }
 const std::string& Settings::text(const std::string& name) const { return value(name); }
+
+double max_relative_error(std::span<const float> got, std::span<const float> want, double floor)
+{
+    if (got.size() != want.size()) {
+        return std::numeric_limits<double>::infinity();
+    }
+    double worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), floor);
+        if (!(error <= worst)) { // also true for NaN
+            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
+        }
+    }
+    return worst;
+}
 
 std::vector<fs::path> WorkloadRegistry::default_search_path()
 {

@@ -58,21 +58,6 @@ double span_ms(std::span<const Event> starts, std::span<const Event> ends)
     return latest - earliest;
 }
 
-double max_relative_error(std::span<const float> got, std::span<const float> want, double floor)
-{
-    if (got.size() != want.size()) {
-        return std::numeric_limits<double>::infinity();
-    }
-    double worst = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), floor);
-        if (!(error <= worst)) { // also true for NaN
-            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
-        }
-    }
-    return worst;
-}
-
 HostMemoryKind host_memory_kind(const std::string& name)
 {
     std::string known;

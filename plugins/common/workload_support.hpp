@@ -42,10 +42,6 @@ private:
 /// any of its queues (they share its clock), all complete. For work spread over several queues.
 double span_ms(std::span<const Event> starts, std::span<const Event> ends);
 
-/// Largest |got - want| / max(|want|, floor): relative error with a floor for values near zero.
-/// NaN anywhere (the poison included) gives infinity.
-double max_relative_error(std::span<const float> got, std::span<const float> want, double floor = 1.0);
-
 /// Milliseconds of host time `body` takes: the CPU reference's clock.
 template <class Body>
 double host_ms(Body&& body)

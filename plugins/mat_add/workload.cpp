@@ -84,7 +84,7 @@ public:
         if (request.verify) {
             std::vector<float> expected(count);
             result.reference_ms = workload::host_ms([&] { reference(a, b, expected); });
-            result.max_error = workload::max_relative_error(result.output, expected);
+            result.max_error = duet::max_relative_error(result.output, expected);
             result.verified = true;
         }
         return result;

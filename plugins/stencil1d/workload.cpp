@@ -113,7 +113,7 @@ public:
         if (request.verify) {
             std::vector<float> expected(n);
             result.reference_ms = workload::host_ms([&] { reference(input, expected, radius); });
-            result.max_error = workload::max_relative_error(result.output, expected);
+            result.max_error = duet::max_relative_error(result.output, expected);
             result.verified = true;
         }
         return result;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,11 @@ struct Measurement {
     /// GB/s or GFLOP/s over the kernel phase.
     double rate() const { return kernel_ms > 0 ? work / (kernel_ms * 1e-3) / 1e9 : 0; }
 };
+
+/// Largest |got - want| / max(|want|, floor): relative error, absolute for values below `floor`.
+/// NaN anywhere (a poisoned element nobody wrote) or a size mismatch gives infinity. The one rule
+/// for a result against its reference and for one device's output against another's.
+double max_relative_error(std::span<const float> got, std::span<const float> want, double floor = 1.0);
 
 class Workload {
 public:

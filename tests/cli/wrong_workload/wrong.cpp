@@ -60,7 +60,7 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 expected[i] = a[i] + b[i];
             }
-            result.max_error = drift ? 0 : duet::workload::max_relative_error(result.output, expected);
+            result.max_error = drift ? 0 : duet::max_relative_error(result.output, expected);
             result.verified = true;
         }
         return result;
