@@ -243,13 +243,15 @@ public:
             }
         }
 
-        // The transfer is this workload's kernel phase: kernel_ms holds it, so rate() is its GB/s.
-        result.kernel_ms = result.total_ms = median(wall_ms);
-        for (std::size_t l = 0; l < legs.size(); ++l) {
-            if (legs[l].direction == "h2d") {
-                result.h2d_ms = median(leg_ms[l]);
-            } else if (legs[l].direction == "d2h") {
-                result.d2h_ms = median(leg_ms[l]);
+        // A kernel moves the bytes of mapped memory and a device-side copy those of `device`: that is
+        // their kernel phase. Host-device copies are their own phases, and the rate is over them.
+        result.total_ms = median(wall_ms);
+        if (variant == "mapped" || variant == "device") {
+            result.kernel_ms = result.total_ms;
+        } else {
+            result.rate_ms = result.total_ms;
+            for (std::size_t l = 0; l < legs.size(); ++l) {
+                (legs[l].direction == "h2d" ? result.h2d_ms : result.d2h_ms) = median(leg_ms[l]);
             }
         }
         result.unit = Measurement::Unit::bytes;

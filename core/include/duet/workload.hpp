@@ -87,9 +87,17 @@ struct Measurement {
     std::vector<float> output; ///< compared across devices, with `tolerance`
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
 
+    /// The time the rate is over when the measured operation is not a kernel (a host-device copy
+    /// of the bandwidth workload); 0 means the kernel phase.
+    double rate_ms = 0;
+
     bool matches_reference() const { return verified && max_error <= tolerance; }
-    /// GB/s or GFLOP/s over the kernel phase.
-    double rate() const { return kernel_ms > 0 ? work / (kernel_ms * 1e-3) / 1e9 : 0; }
+    /// GB/s or GFLOP/s over rate_ms, or else the kernel phase.
+    double rate() const
+    {
+        const double ms = rate_ms > 0 ? rate_ms : kernel_ms;
+        return ms > 0 ? work / (ms * 1e-3) / 1e9 : 0;
+    }
 };
 
 /// Largest |got - want| / max(|want|, floor): relative error, absolute for values below `floor`.
