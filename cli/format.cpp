@@ -71,7 +71,7 @@ std::string figure(double value)
 
 std::string ratio(double value)
 {
-    return printf_text("%.2f", value) + "x";
+    return std::isfinite(value) ? printf_text("%.2f", value) + "x" : "-";
 }
 
 std::string count(std::size_t number, const std::string& noun)

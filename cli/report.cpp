@@ -6,6 +6,7 @@
 #include "format.hpp"
 #include "workloads.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -226,7 +227,9 @@ std::string pairs_section(const std::vector<ApiPair>& pairs)
     std::vector<std::vector<Cell>> rows;
     for (const auto& pair : pairs) {
         ratios.groups.push_back({pair.workload + "/" + pair.variant + " on " + pair.gpu, {}});
-        ratios.groups.back().bars.push_back({"kernel", {pair.kernel_ratio}, chart::palette(0)});
+        if (std::isfinite(pair.kernel_ratio)) { // a copy has no kernel phase to compare
+            ratios.groups.back().bars.push_back({"kernel", {pair.kernel_ratio}, chart::palette(0)});
+        }
         ratios.groups.back().bars.push_back({"total", {pair.total_ratio}, chart::palette(1)});
         rows.push_back({{pair.gpu, ""},
                         {pair.pci_bus_id, ""},

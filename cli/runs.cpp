@@ -150,8 +150,9 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
             if (opencl.measured() && opencl.job.device.backend() == "opencl" &&
                 opencl.job.device.properties().pci_bus_id == gpu.pci_bus_id &&
                 opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
+                // No ratio where a phase does not exist (a copy has no kernel phase).
                 const auto ratio = [](double opencl_ms, double cuda_ms) {
-                    return cuda_ms > 0 ? opencl_ms / cuda_ms : std::numeric_limits<double>::infinity();
+                    return cuda_ms > 0 && opencl_ms > 0 ? opencl_ms / cuda_ms : std::numeric_limits<double>::quiet_NaN();
                 };
                 pairs.push_back({cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label,
                                  opencl.job.label, ratio(opencl.measurement.kernel_ms, cuda.measurement.kernel_ms),
