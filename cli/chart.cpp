@@ -148,7 +148,9 @@ std::string bars(const BarChart& chart)
             for (const double value : bar.segments) {
                 sum += value;
             }
-            largest = std::max(largest, sum);
+            if (std::isfinite(sum)) { // one unmeasurable bar must not flatten the others
+                largest = std::max(largest, sum);
+            }
             ++bar_count;
         }
     }
