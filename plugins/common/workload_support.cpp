@@ -38,6 +38,14 @@ std::vector<std::pair<std::string, double>> PhaseTimer::phases_ms()
     return phases;
 }
 
+void PhaseTimer::add_phases_to(Measurement& result)
+{
+    for (const auto& [phase, ms] : phases_ms()) {
+        (phase == "h2d" ? result.h2d_ms : phase == "kernel" ? result.kernel_ms : result.d2h_ms) += ms;
+    }
+    result.total_ms = total_ms();
+}
+
 double PhaseTimer::total_ms()
 {
     queue_->finish();

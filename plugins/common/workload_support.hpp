@@ -31,6 +31,9 @@ public:
     std::vector<std::pair<std::string, double>> phases_ms();
     /// Device time from construction to the last mark.
     double total_ms();
+    /// Waits for the queue, adds each phase to the field of its name in `result` ("h2d", "kernel"
+    /// or "d2h"; a name may be marked more than once) and sets total_ms.
+    void add_phases_to(Measurement& result);
 
 private:
     Queue* queue_;
@@ -71,6 +74,20 @@ double best_device_ms(Queue& queue, int repeats, Body&& body)
 /// The host memory kind named as duet::to_string names it ("pinned", "write_combined", ...);
 /// another name throws InvalidArgument listing the kinds.
 HostMemoryKind host_memory_kind(const std::string& name);
+
+/// When the request asks for verification: runs `reference` into n floats on the host, timed, and
+/// compares result.output with them.
+template <class Reference>
+void check_against_reference(const RunRequest& request, Measurement& result, std::size_t n, Reference&& reference)
+{
+    if (!request.verify) {
+        return;
+    }
+    std::vector<float> expected(n);
+    result.reference_ms = host_ms([&] { reference(std::span<float>(expected)); });
+    result.max_error = max_relative_error(result.output, expected);
+    result.verified = true;
+}
 
 /// A parameter of the integer kind, for WorkloadInfo.
 WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,

@@ -71,22 +71,14 @@ public:
         timer.mark("kernel");
         queue.read(result.output, dc);
         timer.mark("d2h");
-        const auto phases = timer.phases_ms();
-        result.h2d_ms = phases[0].second;
-        result.kernel_ms = phases[1].second;
-        result.d2h_ms = phases[2].second;
-        result.total_ms = timer.total_ms();
+        timer.add_phases_to(result);
         result.work = 3.0 * count * sizeof(float);
         result.unit = Measurement::Unit::bytes;
         result.tolerance = 0;
         result.tolerance_reason = "one IEEE add per element is exact on every device";
         result.extras = {{"pitch_bytes", static_cast<double>(dc.pitch())}};
-        if (request.verify) {
-            std::vector<float> expected(count);
-            result.reference_ms = workload::host_ms([&] { reference(a, b, expected); });
-            result.max_error = duet::max_relative_error(result.output, expected);
-            result.verified = true;
-        }
+        workload::check_against_reference(request, result, count,
+                                          [&](std::span<float> expected) { reference(a, b, expected); });
         return result;
     }
 };

@@ -86,11 +86,7 @@ public:
         timer.mark("kernel");
         queue.read(host_out.as<float>(), out);
         timer.mark("d2h");
-        const auto phases = timer.phases_ms();
-        result.h2d_ms = phases[0].second;
-        result.kernel_ms = phases[1].second;
-        result.d2h_ms = phases[2].second;
-        result.total_ms = timer.total_ms();
+        timer.add_phases_to(result);
         result.output.assign(host_out.as<float>().begin(), host_out.as<float>().end());
         // One read and one write per element: the halo's extra reads are served by the cache.
         result.work = 2.0 * bytes;
@@ -110,12 +106,8 @@ public:
                          {"d2d_copy_gbps", gbps(copy_ms)},
                          {"kernel_over_copy", copy_ms > 0 && kernel_ms > 0 ? copy_ms / kernel_ms : 0.0}};
 
-        if (request.verify) {
-            std::vector<float> expected(n);
-            result.reference_ms = workload::host_ms([&] { reference(input, expected, radius); });
-            result.max_error = duet::max_relative_error(result.output, expected);
-            result.verified = true;
-        }
+        workload::check_against_reference(request, result, n,
+                                          [&](std::span<float> expected) { reference(input, expected, radius); });
         return result;
     }
 };

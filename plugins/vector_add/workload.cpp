@@ -45,22 +45,14 @@ public:
         timer.mark("kernel");
         queue.read(result.output, dc);
         timer.mark("d2h");
-        const auto phases = timer.phases_ms();
-        result.h2d_ms = phases[0].second;
-        result.kernel_ms = phases[1].second;
-        result.d2h_ms = phases[2].second;
-        result.total_ms = timer.total_ms();
+        timer.add_phases_to(result);
         result.work = 3.0 * n * sizeof(float);
         result.unit = Measurement::Unit::bytes;
         // One correctly rounded IEEE add per element on every device: results agree exactly.
         result.tolerance = 0;
         result.tolerance_reason = "one IEEE add per element is exact on every device";
-        if (request.verify) {
-            std::vector<float> expected(n);
-            result.reference_ms = workload::host_ms([&] { reference(a, b, expected); });
-            result.max_error = duet::max_relative_error(result.output, expected);
-            result.verified = true;
-        }
+        workload::check_against_reference(request, result, n,
+                                          [&](std::span<float> expected) { reference(a, b, expected); });
         return result;
     }
 };

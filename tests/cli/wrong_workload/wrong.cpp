@@ -47,11 +47,7 @@ public:
         timer.mark("kernel");
         queue.read(result.output, dc);
         timer.mark("d2h");
-        const auto phases = timer.phases_ms();
-        result.h2d_ms = phases[0].second;
-        result.kernel_ms = phases[1].second;
-        result.d2h_ms = phases[2].second;
-        result.total_ms = timer.total_ms();
+        timer.add_phases_to(result);
         result.work = 3.0 * n * sizeof(float);
         result.tolerance = 0;
         result.tolerance_reason = "one IEEE add per element is exact";
