@@ -429,15 +429,7 @@ int bench_command(const Arguments& arguments)
     if (report) {
         write_bench_report(report->stream(), bench);
     }
-    if (!bench.problems.empty()) {
-        std::cerr << "duet: " << bench.problems.size() << " of " << bench.points.size()
-                  << " points are wrong or failed:\n";
-        for (const auto& problem : bench.problems) {
-            std::cerr << "  " << problem << "\n";
-        }
-        return exit_wrong;
-    }
-    return exit_ok;
+    return exit_code(bench.problems, bench.points.size(), "points are wrong or failed");
 }
 
 } // namespace duet::cli

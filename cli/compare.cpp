@@ -343,15 +343,7 @@ int compare_command(const Arguments& arguments)
     if (report) {
         write_compare_report(report->stream(), comparison);
     }
-    if (!comparison.problems.empty()) {
-        std::cerr << "duet: " << comparison.problems.size() << " of " << comparison.runs.size()
-                  << " runs disagree or failed:\n";
-        for (const auto& problem : comparison.problems) {
-            std::cerr << "  " << problem << "\n";
-        }
-        return exit_wrong;
-    }
-    return exit_ok;
+    return exit_code(comparison.problems, comparison.runs.size(), "runs disagree or failed");
 }
 
 } // namespace duet::cli

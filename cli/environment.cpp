@@ -13,21 +13,6 @@ namespace duet::cli {
 
 namespace {
 
-std::string type_name(DeviceType type)
-{
-    switch (type) {
-    case DeviceType::gpu:
-        return "gpu";
-    case DeviceType::cpu:
-        return "cpu";
-    case DeviceType::accelerator:
-        return "accelerator";
-    case DeviceType::other:
-        break;
-    }
-    return "other";
-}
-
 DeviceField text_field(std::string key, std::string label, const std::string& text)
 {
     return {std::move(key), text.empty() ? json::Value() : json::Value(text), std::move(label),
@@ -82,7 +67,7 @@ std::vector<DeviceField> device_fields(const Device& device)
         text_field("api", "API", api_label(device)),
         text_field("platform", "platform", p.platform),
         text_field("vendor", "vendor", p.vendor),
-        text_field("type", "type", type_name(p.type)),
+        text_field("type", "type", std::string(to_string(p.type))),
         text_field("driver_version", "driver", p.driver_version),
         text_field("api_version", "API version", p.api_version),
         version_field("compute_capability", "compute capability", p.compute_capability_major,

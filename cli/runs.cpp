@@ -1,12 +1,15 @@
 // One run and its verdict; cross-device agreement; CUDA/OpenCL pairs on one GPU.
 #include "runs.hpp"
 
+#include "commands.hpp"
+
 #include "environment.hpp"
 #include "format.hpp"
 #include "options.hpp"
 #include "workloads.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -161,6 +164,18 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
         }
     }
     return pairs;
+}
+
+int exit_code(const std::vector<std::string>& problems, std::size_t total, const std::string& what)
+{
+    if (problems.empty()) {
+        return exit_ok;
+    }
+    std::cerr << "duet: " << problems.size() << " of " << total << " " << what << ":\n";
+    for (const auto& problem : problems) {
+        std::cerr << "  " << problem << "\n";
+    }
+    return exit_wrong;
 }
 
 std::vector<std::string> problems(const std::vector<Run>& runs)

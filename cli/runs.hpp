@@ -88,6 +88,10 @@ struct Comparison {
 /// "vector_add/default on opencl:0: <reason>" for every run that is wrong or failed.
 std::vector<std::string> problems(const std::vector<Run>& runs);
 
+/// The exit code for a command whose runs found `problems`, listed on standard error as
+/// "duet: 2 of 40 <what>:" when there are any.
+int exit_code(const std::vector<std::string>& problems, std::size_t total, const std::string& what);
+
 /// The device `selector` names, or the default device (DUET_DEVICE, else the first GPU) for an
 /// empty one; an unknown or unavailable device is a UsageError that lists the devices that exist.
 Device select_device(const std::string& selector);

@@ -8,6 +8,21 @@
 
 namespace duet {
 
+std::string_view to_string(DeviceType type)
+{
+    switch (type) {
+    case DeviceType::gpu:
+        return "gpu";
+    case DeviceType::cpu:
+        return "cpu";
+    case DeviceType::accelerator:
+        return "accelerator";
+    case DeviceType::other:
+        break;
+    }
+    return "other";
+}
+
 Device::Device(std::shared_ptr<const detail::DeviceState> state) : state_(std::move(state)) {}
 
 const DeviceProperties& Device::properties() const { return state_->properties; }

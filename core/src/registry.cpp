@@ -199,10 +199,10 @@ std::string device_list(const std::vector<Device>& devices, const std::vector<Ba
 /// A device type ("gpu", "cpu", "accelerator") or a substring of the device's name.
 bool matches(const Device& device, const std::string& which)
 {
-    static const std::map<std::string, DeviceType> types{
-        {"gpu", DeviceType::gpu}, {"cpu", DeviceType::cpu}, {"accelerator", DeviceType::accelerator}};
-    if (const auto type = types.find(which); type != types.end()) {
-        return device.properties().type == type->second;
+    for (const auto type : {DeviceType::gpu, DeviceType::cpu, DeviceType::accelerator}) {
+        if (which == to_string(type)) {
+            return device.properties().type == type;
+        }
     }
     return !which.empty() && lowercase(device.properties().name).find(which) != std::string::npos;
 }

@@ -27,21 +27,6 @@ std::string sanitize(const std::string& text)
 
 namespace {
 
-std::string type_name(DeviceType type)
-{
-    switch (type) {
-    case DeviceType::gpu:
-        return "gpu";
-    case DeviceType::cpu:
-        return "cpu";
-    case DeviceType::accelerator:
-        return "accelerator";
-    case DeviceType::other:
-        break;
-    }
-    return "device";
-}
-
 // The first two words of the device name, then its type where that helps:
 // "pthread-skylake-avx512-AMD EPYC" -> pthread_skylake_cpu, "NVIDIA H100 80GB HBM3" -> NVIDIA_H100.
 std::string base_name(const Device& device)
@@ -60,7 +45,7 @@ std::string base_name(const Device& device)
     }
     // GPUs go without a suffix (cuda_NVIDIA_H100); other types say what they are, unless the
     // name already does (PoCL 5 calls its CPU device "cpu-skylake-...").
-    const std::string type = type_name(device.properties().type);
+    const std::string type = std::string(to_string(device.properties().type));
     const bool named = ("_" + prefix + "_").find("_" + type + "_") != std::string::npos;
     const std::string suffix = device.properties().type == DeviceType::gpu || named ? "" : "_" + type;
     return sanitize(device.backend()) + "_" + prefix + suffix;

@@ -19,18 +19,6 @@ std::uint64_t test_seed()
     return hash;
 }
 
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
-{
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<float> magnitude(0.5f, 2.0f);
-    std::bernoulli_distribution negative(0.5);
-    std::vector<float> out(n);
-    for (float& value : out) {
-        value = negative(engine) ? -magnitude(engine) : magnitude(engine);
-    }
-    return out;
-}
-
 std::vector<float> random_integral_floats(std::size_t n, std::uint64_t seed, int lo, int hi)
 {
     std::mt19937_64 engine(seed);

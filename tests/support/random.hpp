@@ -9,13 +9,15 @@
 #include <type_traits>
 #include <vector>
 
+#include <workload_support.hpp>
+
 namespace duet::test {
 
 /// A seed derived from the running test's full name (stable across runs).
 std::uint64_t test_seed();
 
-/// Floats in ±[0.5, 2): never zero, never denormal.
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
+/// Floats in ±[0.5, 2), never zero nor denormal: the workloads' own inputs.
+using workload::random_floats;
 
 /// Integer-valued floats in [lo, hi], lo >= 1: sums of a few million stay exact.
 std::vector<float> random_integral_floats(std::size_t n, std::uint64_t seed, int lo = 1, int hi = 16);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct DeviceState;
 }
 
 enum class DeviceType { other, gpu, cpu, accelerator };
+
+/// "gpu", "cpu", "accelerator", "other": also the words device selectors take.
+std::string_view to_string(DeviceType type);
 
 /// deviceQuery and clinfo under one set of names. Zero means "not known on this backend".
 struct DeviceProperties {
