@@ -2,6 +2,8 @@
 // deviceQuery-like, as every CU_DEVICE_ATTRIBUTE_* the driver reports.
 #include "common.hpp"
 
+#include "backend_state.hpp"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -12,29 +14,14 @@
 namespace duet::backend::cuda {
 namespace {
 
-/// Everything found by initialize(). Created once and never destroyed: drivers tear their
-/// contexts down at exit, and core objects may still release handles during static destruction.
-struct Backend {
-    std::mutex init_mutex;
-    std::atomic<bool> ready{false};
+/// The devices and version of every backend, and the driver's functions.
+struct Backend : BackendState<duet_device_s> {
     Driver driver;
-    std::vector<std::unique_ptr<duet_device_s>> devices;
-    std::string version;
 };
 
-Backend& backend()
-{
-    static Backend* const state = new Backend;
-    return *state;
-}
+Backend& backend() { return process_state<Backend>(); }
 
-const Backend& initialized_backend()
-{
-    const Backend& state = backend();
-    if (!state.ready.load(std::memory_order_acquire))
-        fail(DUET_ERROR_UNAVAILABLE, "the CUDA backend is not initialized: initialize() must succeed first");
-    return state;
-}
+const Backend& initialized_backend() { return static_cast<const Backend&>(backend().initialized("CUDA")); }
 
 /// dlopen's libcuda.so.1 and resolves every function of DUET_CUDA_DRIVER_FUNCTIONS.
 Driver load_driver()
@@ -73,15 +60,6 @@ int attribute(const duet_device_s& device, CUdevice_attribute which)
     int value = 0;
     check(driver().cuDeviceGetAttribute(&value, which, device.device), "cuDeviceGetAttribute");
     return value;
-}
-
-duet_device_s& device_at(std::uint32_t index)
-{
-    const Backend& state = initialized_backend();
-    if (index >= state.devices.size())
-        fail(DUET_ERROR_INVALID_ARGUMENT, "device index " + std::to_string(index) + " is out of range: " +
-                                              std::to_string(state.devices.size()) + " CUDA device(s)");
-    return *state.devices[index];
 }
 
 /// The attributes listed in device_raw_properties, under their enum names.
@@ -199,7 +177,7 @@ duet_status device_count(std::uint32_t* count)
 
 duet_status device_get(std::uint32_t index, duet_device* device)
 {
-    return guard([&] { *device = &device_at(index); });
+    return guard([&] { *device = &backend().device(index, "CUDA"); });
 }
 
 duet_status device_properties(duet_device device, duet_device_properties* p)

@@ -2,6 +2,8 @@
 // names (duet_device_properties) and, clinfo-like, under their own CL_DEVICE_* names.
 #include "common.hpp"
 
+#include "backend_state.hpp"
+
 #include <CL/cl_ext.h>
 
 #include <algorithm>
@@ -24,28 +26,11 @@ constexpr cl_device_info pci_domain_id_nv = 0x400A;
 // OpenCL 3.0 names it; a 1.2 target does not.
 constexpr cl_device_info preferred_work_group_size_multiple = 0x1067;
 
-/// Everything found by initialize(). Created once and never destroyed: core objects may still
-/// release handles during static destruction, and drivers tear their contexts down at exit.
-struct Backend {
-    std::mutex init_mutex;
-    std::atomic<bool> ready{false};
-    std::vector<std::unique_ptr<duet_device_s>> devices;
-    std::string version;
-};
+using Backend = BackendState<duet_device_s>;
 
-Backend& backend()
-{
-    static Backend* const state = new Backend;
-    return *state;
-}
+Backend& backend() { return process_state<Backend>(); }
 
-const Backend& initialized_backend()
-{
-    const Backend& state = backend();
-    if (!state.ready.load(std::memory_order_acquire))
-        fail(DUET_ERROR_UNAVAILABLE, "the OpenCL backend is not initialized: initialize() must succeed first");
-    return state;
-}
+const Backend& initialized_backend() { return backend().initialized("OpenCL"); }
 
 template <class T>
 T device_info(cl_device_id device, cl_device_info param)
@@ -426,13 +411,7 @@ duet_status device_count(std::uint32_t* count)
 
 duet_status device_get(std::uint32_t index, duet_device* device)
 {
-    return guard([&] {
-        const Backend& state = initialized_backend();
-        if (index >= state.devices.size())
-            fail(DUET_ERROR_INVALID_ARGUMENT, "no OpenCL device " + std::to_string(index) + "; there are " +
-                                                  std::to_string(state.devices.size()));
-        *device = state.devices[index].get();
-    });
+    return guard([&] { *device = &backend().device(index, "OpenCL"); });
 }
 
 duet_status device_properties(duet_device device, duet_device_properties* properties)
