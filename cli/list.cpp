@@ -9,6 +9,49 @@
 
 namespace duet::cli {
 
+namespace {
+
+bool fits(const Workload& workload, const WorkloadInfo& info, const Device& device, const std::string& name,
+          std::int64_t value)
+{
+    try {
+        const RunRequest request{device, info.variants.front(), Settings(info, {{name, std::to_string(value)}})};
+        check_fits(workload.footprint(request), device, info.name);
+        return true;
+    } catch (const OutOfMemory&) {
+        return false;
+    }
+}
+
+/// Where the memory of a device or of the host allows less than an integer parameter's range (the
+/// others at their defaults, the default variant): "; opencl:0: at most 178956970 (...)" per device.
+std::string device_limits(const Workload& workload, const WorkloadInfo& info, const WorkloadParameter& parameter)
+{
+    std::string text;
+    if (parameter.type != WorkloadParameter::Type::integer) {
+        return text;
+    }
+    for (const auto& device : Registry::global().devices()) {
+        auto low = static_cast<std::int64_t>(parameter.min);
+        auto high = static_cast<std::int64_t>(parameter.max);
+        if (fits(workload, info, device, parameter.name, high)) {
+            continue;
+        }
+        if (!fits(workload, info, device, parameter.name, low)) {
+            text += "; " + device.selector() + ": none fits its memory";
+            continue;
+        }
+        while (high - low > 1) { // low fits, high does not: footprints grow with every size
+            const std::int64_t middle = low + (high - low) / 2;
+            (fits(workload, info, device, parameter.name, middle) ? low : high) = middle;
+        }
+        text += "; " + device.selector() + ": at most " + std::to_string(low) + " (memory, the rest at defaults)";
+    }
+    return text;
+}
+
+} // namespace
+
 int list_command(const Arguments& arguments)
 {
     const auto& registry = WorkloadRegistry::global();
@@ -44,7 +87,8 @@ int list_command(const Arguments& arguments)
         std::cout << "\n";
         Table table({{"parameter"}, {"default", Table::Align::right}, {"accepts"}, {"meaning"}});
         for (const auto& parameter : info.parameters) {
-            table.add_row({parameter.name, parameter.default_value, accepted_values(parameter), parameter.help});
+            table.add_row({parameter.name, parameter.default_value,
+                           accepted_values(parameter) + device_limits(*workload, info, parameter), parameter.help});
         }
         table.print(std::cout, "    ");
         std::cout << "\n";

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <new>
 
 namespace duet::cli {
 
@@ -63,10 +64,19 @@ Run execute(const Job& job, bool verify)
 {
     Run run{job, Status::ok, {}, {}, {}, 0, 0};
     try {
-        run.measurement = job.workload->run({job.device, job.variant, job.settings, verify, job.seed});
+        run.measurement = run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed});
     } catch (const Unsupported& error) {
         run.status = Status::unsupported;
         run.reason = error.message();
+        return run;
+    } catch (const OutOfMemory& error) {
+        // Too large for this device or this host, as asked: refused, like a feature it lacks.
+        run.status = Status::unsupported;
+        run.reason = error.message();
+        return run;
+    } catch (const std::bad_alloc&) {
+        run.status = Status::failed;
+        run.reason = "the host ran out of memory (std::bad_alloc) although the run's footprint fitted";
         return run;
     } catch (const std::exception& error) {
         run.status = Status::failed;

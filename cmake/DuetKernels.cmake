@@ -13,6 +13,8 @@ function(duet_embed_kernels target)
     message(FATAL_ERROR "duet_embed_kernels(${target}): NAME is required")
   endif()
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/duet_kernels)
+  # Made now: nvcc writes the fatbin there, and only Ninja creates an output's folder itself.
+  file(MAKE_DIRECTORY ${out_dir}/duet_kernels)
   set(images "")
   set(depends "")
 

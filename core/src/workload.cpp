@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 namespace duet {
 
@@ -69,7 +71,62 @@ bool valid(const WorkloadParameter& parameter, const std::string& text)
     return false;
 }
 
+/// "12884901888 bytes (12.0 GiB)": exact for comparison, rounded for reading.
+std::string bytes_text(std::uint64_t bytes)
+{
+    std::ostringstream text;
+    text << bytes << " bytes";
+    if (bytes >= (1u << 20)) {
+        text.setf(std::ios::fixed);
+        text.precision(1);
+        text << " (" << static_cast<double>(bytes) / static_cast<double>(1u << 30) << " GiB)";
+    }
+    return text.str();
+}
+
 } // namespace
+
+std::optional<std::uint64_t> host_available_memory()
+{
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit) {
+        if (key == "MemAvailable:") {
+            return kib * 1024;
+        }
+    }
+    return std::nullopt;
+}
+
+void check_fits(const Footprint& footprint, const Device& device, const std::string& what)
+{
+    const auto& p = device.properties();
+    const std::string on = device.selector() + " (" + p.name + ")";
+    const auto refuse = [&](const std::string& why) {
+        detail::fail<OutOfMemory>(device.backend(), "check_fits", what + " " + why);
+    };
+    if (p.global_memory != 0 && footprint.device_bytes > p.global_memory) {
+        refuse("needs " + bytes_text(footprint.device_bytes) + " of device memory; " + on + " has " +
+               bytes_text(p.global_memory));
+    }
+    if (p.max_allocation != 0 && footprint.largest_buffer > p.max_allocation) {
+        refuse("needs a buffer of " + bytes_text(footprint.largest_buffer) + "; the largest allocation " + on +
+               " allows is " + bytes_text(p.max_allocation));
+    }
+    if (const auto available = host_available_memory(); available && footprint.host_bytes > *available) {
+        refuse("needs " + bytes_text(footprint.host_bytes) + " of host memory; this machine has " +
+               bytes_text(*available) + " available");
+    }
+}
+
+Measurement run_within_limits(const Workload& workload, const RunRequest& request)
+{
+    check_fits(workload.footprint(request), request.device,
+               workload.info().name + "/" + request.variant);
+    return workload.run(request);
+}
 
 Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values)
 {

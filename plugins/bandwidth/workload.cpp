@@ -180,6 +180,19 @@ public:
                 cases};
     }
 
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const std::uint64_t bytes = request.settings.integer("bytes");
+        if (request.variant == "device") {
+            // Source and destination on the device; what was sent, what is expected and what arrived.
+            return {2 * bytes, bytes, 3 * bytes};
+        }
+        const std::uint64_t legs = request.settings.text("direction") == "both" ? 2 : 1;
+        // Each leg: one device buffer, one host side and what arrived there; plus what was sent and
+        // what is expected.
+        return {legs * bytes, bytes, (2 + 2 * legs) * bytes};
+    }
+
     Measurement run(const RunRequest& request) const override
     {
         const Device& device = request.device;

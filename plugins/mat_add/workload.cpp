@@ -5,6 +5,7 @@
 
 #include <workload_support.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace duet::mat_add {
@@ -32,6 +33,20 @@ public:
                   {"block_z", "2"}},
                  {{"width", "2048"}, {"height", "2048"}},
                  {{"width", "256"}, {"height", "256"}, {"depth", "64"}}}};
+    }
+
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const bool volume = request.variant == "3d";
+        const std::uint64_t width = request.settings.integer("width");
+        const std::uint64_t rows = request.settings.integer("height") * (volume ? request.settings.integer("depth") : 1);
+        // Rows padded as the backends pad them: to the device's alignment, and cuMemAllocPitch's
+        // 512 bytes, whichever is larger.
+        const std::uint64_t alignment = std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
+        const std::uint64_t pitched = (width * sizeof(float) + alignment - 1) / alignment * alignment * rows;
+        const std::uint64_t dense = width * rows * sizeof(float);
+        // A, B and C pitched on the device; A, B, the result and the reference's dense on the host.
+        return {3 * pitched, pitched, 4 * dense};
     }
 
     Measurement run(const RunRequest& request) const override

@@ -191,6 +191,20 @@ public:
                  {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "overlapped"}}}};
     }
 
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const Settings& settings = request.settings;
+        const std::uint64_t m = settings.integer("m"), n = settings.integer("n"), k = settings.integer("k");
+        const std::uint64_t products = settings.integer("batch");
+        const bool overlapped = settings.text("schedule") == "overlapped";
+        const std::uint64_t a = m * k * sizeof(float), b = k * n * sizeof(float), c = m * n * sizeof(float);
+        // Host: every product's A and B, the result, one copy of it per schedule checked, the
+        // pinned copies of A, B and C for the overlapped schedule, and the reference rows (double).
+        const std::uint64_t host = products * (a + b + c * (overlapped ? 2 : 1)) + (overlapped ? products * (a + b + c) : 0) +
+                                   2 * c;
+        return {products * (a + b + c), std::max({a, b, c}), host};
+    }
+
     Measurement run(const RunRequest& request) const override
     {
         const Settings& settings = request.settings;

@@ -49,6 +49,16 @@ public:
                  {{"n", "100003"}, {"radius", "8"}, {"block", "64"}, {"memory", "mapped"}}}};
     }
 
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const std::uint64_t bytes = request.settings.integer("n") * sizeof(float);
+        const bool zero_copy = request.settings.text("memory") == "mapped";
+        // Device: the input (unless the kernel reads it from the host), the output and the copy's
+        // destination. Host: the drawn input, the input and output host buffers, the result and
+        // the reference's.
+        return {(zero_copy ? 2 : 3) * bytes, bytes, 5 * bytes};
+    }
+
     Measurement run(const RunRequest& request) const override
     {
         const auto n = static_cast<std::size_t>(request.settings.integer("n"));

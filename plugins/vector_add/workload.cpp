@@ -22,6 +22,13 @@ public:
                 {{{"n", "1"}}, {{"n", "7"}, {"block", "64"}}, {{"n", "1000003"}}, {{"n", "1048576"}, {"block", "128"}}}};
     }
 
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const std::uint64_t bytes = request.settings.integer("n") * sizeof(float);
+        // a, b and c on the device; a, b, the result and the reference's on the host.
+        return {3 * bytes, bytes, 4 * bytes};
+    }
+
     Measurement run(const RunRequest& request) const override
     {
         const auto n = static_cast<std::size_t>(request.settings.integer("n"));

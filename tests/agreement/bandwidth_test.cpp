@@ -19,7 +19,7 @@ protected:
         const auto info = workload->info();
         const std::map<std::string, std::string> values{
             {"bytes", "1048579"}, {"direction", direction}, {"rounds", "3"}};
-        return workload->run({device(), variant, Settings(info, values), true, test_seed()});
+        return run_within_limits(*workload, {device(), variant, Settings(info, values), true, test_seed()});
     }
 };
 

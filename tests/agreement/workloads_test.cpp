@@ -51,7 +51,7 @@ TEST_P(WorkloadAgreement, MatchesTheCpuReference)
     SCOPED_TRACE(info.name + " " + work.variant + " " + describe(work.settings) + " on " + param.device->selector());
     Measurement result;
     try {
-        result = work.workload->run({*param.device, work.variant, Settings(info, work.settings), true, test_seed()});
+        result = run_within_limits(*work.workload, {*param.device, work.variant, Settings(info, work.settings), true, test_seed()});
     } catch (const Unsupported& error) {
         GTEST_SKIP() << error.what(); // e.g. mapped host memory on a discrete GPU's OpenCL
     }
@@ -84,7 +84,7 @@ TEST_P(WorkloadCrossDevice, EveryPairOfDevicesAgrees)
     for (const auto& device : devices) {
         try {
             results.emplace_back(device,
-                                 work.workload->run({device, work.variant, Settings(info, work.settings), false, seed}));
+                                 run_within_limits(*work.workload, {device, work.variant, Settings(info, work.settings), false, seed}));
         } catch (const Unsupported&) {
             // this device cannot run the variant at all; the others still compare
         }
@@ -101,6 +101,78 @@ TEST_P(WorkloadCrossDevice, EveryPairOfDevicesAgrees)
 
 INSTANTIATE_TEST_SUITE_P(Workloads, WorkloadCrossDevice, ::testing::ValuesIn(workload_cases()),
                          [](const auto& info) { return info.param.name; });
+
+class FootprintCheck : public DeviceTest {};
+
+TEST_P(FootprintCheck, RefusesWhatTheDeviceOrHostCannotHold)
+{
+    const auto& p = device().properties();
+    const auto refused = [&](const Footprint& footprint, const std::string& limit) {
+        const auto error = expect_error<OutOfMemory>([&] { check_fits(footprint, device(), "test/run"); });
+        ASSERT_TRUE(error);
+        EXPECT_NE(error->message().find("test/run needs"), std::string::npos) << error->message();
+        EXPECT_NE(error->message().find(limit), std::string::npos) << error->message();
+    };
+    refused({p.global_memory + 1, 1, 1}, std::to_string(p.global_memory) + " bytes");
+    refused({1, p.max_allocation + 1, 1}, "largest allocation");
+    if (const auto available = host_available_memory()) {
+        refused({1, 1, *available * 2}, "host memory");
+    }
+    EXPECT_NO_THROW(check_fits({1, 1, 1}, device(), "test/run"));
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(FootprintCheck);
+
+/// Every integer parameter at its largest: a run too large for the device or the host is refused
+/// by run_within_limits before anything is drawn or allocated, so it returns at once.
+class WorkloadAtItsLimits : public ::testing::TestWithParam<std::tuple<WorkloadCase, DeviceParam>> {};
+
+TEST_P(WorkloadAtItsLimits, IsRefusedBeforeAnythingIsAllocated)
+{
+    const auto& [work, param] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    const auto info = work.workload->info();
+    std::map<std::string, std::string> largest;
+    for (const auto& parameter : info.parameters) {
+        if (parameter.type == WorkloadParameter::Type::integer) {
+            largest[parameter.name] = std::to_string(static_cast<std::int64_t>(parameter.max));
+        }
+    }
+    const RunRequest defaults{*param.device, work.variant, Settings(info, {}), true, test_seed()};
+    const RunRequest request{*param.device, work.variant, Settings(info, largest), true, test_seed()};
+    const Footprint small = work.workload->footprint(defaults);
+    const Footprint large = work.workload->footprint(request);
+    EXPECT_GT(small.device_bytes + small.host_bytes, 0u);
+    EXPECT_GE(small.device_bytes, small.largest_buffer);
+    EXPECT_GT(large.device_bytes + large.host_bytes, small.device_bytes + small.host_bytes);
+    try {
+        check_fits(large, *param.device, info.name);
+    } catch (const OutOfMemory&) {
+        const auto error = expect_error<OutOfMemory>([&] { run_within_limits(*work.workload, request); });
+        ASSERT_TRUE(error);
+        EXPECT_NE(error->message().find(info.name + "/" + work.variant + " needs"), std::string::npos)
+            << error->message();
+        return;
+    }
+    GTEST_SKIP() << "fits this device and host; not run at this size in a test";
+}
+
+std::vector<WorkloadCase> one_case_per_variant()
+{
+    std::vector<WorkloadCase> cases;
+    for (const auto& workload : WorkloadRegistry::global().workloads()) {
+        const auto info = workload->info();
+        for (const auto& variant : info.variants) {
+            cases.push_back({sanitize(info.name + "_" + variant), workload, variant, {}});
+        }
+    }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, WorkloadAtItsLimits,
+                         ::testing::Combine(::testing::ValuesIn(one_case_per_variant()),
+                                            ::testing::ValuesIn(device_params())),
+                         case_name);
 
 } // namespace
 } // namespace duet::test

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,7 +20,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 1
+#define DUET_WORKLOAD_ABI_VERSION 2
 
 namespace duet {
 
@@ -100,6 +101,22 @@ struct Measurement {
     }
 };
 
+/// The memory one run holds at its peak, computed from the settings alone, so that a run that
+/// cannot fit is refused before any input is drawn or any buffer allocated.
+struct Footprint {
+    std::uint64_t device_bytes = 0;   ///< every device buffer the run holds at once
+    std::uint64_t largest_buffer = 0; ///< the largest of them, against the device's largest allocation
+    std::uint64_t host_bytes = 0;     ///< host memory: inputs, host buffers, results and the reference's
+};
+
+/// Bytes of host memory the operating system can give without swapping (Linux's MemAvailable), or
+/// nullopt where it does not say.
+std::optional<std::uint64_t> host_available_memory();
+
+/// Throws OutOfMemory naming what `footprint` needs and the limit it breaks: the device's global
+/// memory, its largest allocation, or the host memory available now. `what` names the run.
+void check_fits(const Footprint& footprint, const Device& device, const std::string& what);
+
 /// Largest |got - want| / max(|want|, floor): relative error, absolute for values below `floor`.
 /// NaN anywhere (a poisoned element nobody wrote) or a size mismatch gives infinity. The one rule
 /// for a result against its reference and for one device's output against another's.
@@ -109,8 +126,14 @@ class Workload {
 public:
     virtual ~Workload() = default;
     virtual WorkloadInfo info() const = 0;
+    /// The memory run(request) would hold at its peak; reads the device's properties, nothing more.
+    virtual Footprint footprint(const RunRequest& request) const = 0;
     virtual Measurement run(const RunRequest& request) const = 0;
 };
+
+/// The one way to run a workload: refuses (OutOfMemory) a run whose footprint does not fit the
+/// device or the host, then runs it.
+Measurement run_within_limits(const Workload& workload, const RunRequest& request);
 
 struct WorkloadPluginInfo {
     std::string name;

@@ -27,6 +27,12 @@ public:
                 {{{"n", "1"}}, {{"n", "1000"}, {"a", "-0.5"}}}};
     }
 
+    duet::Footprint footprint(const duet::RunRequest& request) const override
+    {
+        const std::uint64_t bytes = request.settings.integer("n") * sizeof(float);
+        return {2 * bytes, bytes, 3 * bytes}; // x and y on the device; x, y and the result on the host
+    }
+
     duet::Measurement run(const duet::RunRequest& request) const override
     {
         const auto n = static_cast<std::size_t>(request.settings.integer("n"));

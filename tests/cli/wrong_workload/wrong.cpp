@@ -21,6 +21,12 @@ public:
                 {}};
     }
 
+    duet::Footprint footprint(const duet::RunRequest& request) const override
+    {
+        const std::uint64_t bytes = request.settings.integer("n") * sizeof(float);
+        return {3 * bytes, bytes, 4 * bytes};
+    }
+
     duet::Measurement run(const duet::RunRequest& request) const override
     {
         if (request.variant == "unsupported") {
