@@ -111,7 +111,11 @@ std::string kernel_names(CUmodule module)
     for (const CUfunction function : functions) {
         const char* name = nullptr;
         check(driver().cuFuncGetName(&name, function), "cuFuncGetName");
-        names += (names.empty() ? "" : ";") + std::string(name);
+        // Appended in place: `"" + std::string(name)` trips GCC 12's -Wrestrict false positive (PR 105329).
+        if (!names.empty()) {
+            names += ';';
+        }
+        names += name;
     }
     return names;
 }
