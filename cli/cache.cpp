@@ -1,73 +1,54 @@
-// `duet cache ls|clear`: the kernel cache's place, its files and what each holds; clearing
-// removes only files the core wrote (its header, or its temporary-file names).
+// `duet cache ls|clear`: the kernel cache's place, its files, what each holds and whether it
+// verifies; clearing removes entries and temporary files, never a file duet did not write.
 #include "cache.hpp"
 
 #include "commands.hpp"
 #include "format.hpp"
-#include "json.hpp"
 #include "output.hpp"
 #include "table.hpp"
 
-#include <duet/program.hpp>
+#include <duet/cache.hpp>
+#include <duet/error.hpp>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <regex>
-#include <sstream>
 
 namespace duet::cli {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-/// The core's file layout (core/src/cache.cpp): "duet-program-cache 1\n<key length>\n<key><binary>",
-/// where the key holds "backend ...", "device ...", "format ..." lines and then the source.
-constexpr std::string_view cache_magic = "duet-program-cache ";
+using State = KernelCacheStatus::State;
+using Kind = KernelCacheFile::Kind;
 
-void describe(CacheEntry& entry)
+std::string state_name(State state)
 {
-    std::ifstream file(entry.file, std::ios::binary);
-    std::string magic, key_length;
-    if (!std::getline(file, magic) || magic.compare(0, cache_magic.size(), cache_magic) != 0 ||
-        !std::getline(file, key_length)) {
-        return;
+    switch (state) {
+    case State::on:
+        return "on";
+    case State::off:
+        return "off";
+    case State::unusable:
+        return "unusable";
     }
-    entry.is_duet_file = true;
-    std::string key(std::min<std::uint64_t>(std::strtoull(key_length.c_str(), nullptr, 10), entry.bytes), '\0');
-    file.read(key.data(), static_cast<std::streamsize>(key.size()));
-    std::istringstream lines(key);
-    for (std::string line; std::getline(lines, line) && line != "source";) {
-        const auto space = line.find(' ');
-        const std::string field = line.substr(0, space),
-                          value = space == std::string::npos ? "" : line.substr(space + 1);
-        if (field == "backend") {
-            entry.backend = value.substr(0, value.find(' '));
-        } else if (field == "device") {
-            entry.device = value;
-        } else if (field == "format") {
-            entry.format = value;
-        }
-    }
-    static const std::regex kernel(R"((?:__kernel|__global__)\s+void\s+(\w+))");
-    for (std::sregex_iterator match(key.begin(), key.end(), kernel), end; match != end; ++match) {
-        entry.kernels.push_back((*match)[1]);
-    }
+    return "unknown";
 }
 
-bool is_temporary(const fs::path& file)
+std::string kind_name(Kind kind)
 {
-    return file.filename().string().find(".bin.tmp.") != std::string::npos;
+    switch (kind) {
+    case Kind::entry:
+        return "entry";
+    case Kind::temporary:
+        return "temporary";
+    case Kind::other:
+        return "other";
+    }
+    return "unknown";
 }
 
-std::string local_time(fs::file_time_type time)
+std::string local_time(std::chrono::system_clock::time_point time)
 {
-    const auto system = std::chrono::file_clock::to_sys(time);
-    const std::time_t seconds = std::chrono::system_clock::to_time_t(system);
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
     std::tm local{};
     ::localtime_r(&seconds, &local);
     char text[32];
@@ -84,46 +65,102 @@ std::string joined(const std::vector<std::string>& names)
     return text;
 }
 
+struct Counts {
+    std::size_t entries = 0;
+    std::size_t invalid = 0;
+    std::size_t temporary = 0;
+};
+
+Counts count(const KernelCacheListing& listing)
+{
+    Counts counts;
+    for (const auto& file : listing.files) {
+        counts.entries += file.kind == Kind::entry ? 1 : 0;
+        counts.invalid += file.kind == Kind::entry && !file.valid() ? 1 : 0;
+        counts.temporary += file.kind == Kind::temporary ? 1 : 0;
+    }
+    return counts;
+}
+
+/// "4 files, 1.2 MiB; 1 failing verification, rebuilt on next use; 1 temporary file of interrupted writes"
+std::string describe(const KernelCacheListing& listing)
+{
+    const Counts counts = count(listing);
+    std::string text = format::count(listing.files.size(), "file") + ", " + format::bytes(listing.bytes);
+    if (counts.invalid > 0) {
+        text += "; " + std::to_string(counts.invalid) + " failing verification, rebuilt on next use";
+    }
+    if (counts.temporary > 0) {
+        text += "; " + format::count(counts.temporary, "temporary file") + " of interrupted writes";
+    }
+    return text + (listing.status.exists ? "" : "; created on first use");
+}
+
+json::Value listing_json(const KernelCacheListing& listing)
+{
+    json::Array files;
+    for (const auto& file : listing.files) {
+        files.push_back(json::Object{{"file", file.path.string()},
+                                     {"kind", kind_name(file.kind)},
+                                     {"bytes", file.bytes},
+                                     {"modified", local_time(file.modified)},
+                                     {"valid", file.valid()},
+                                     {"problem", file.problem},
+                                     {"backend", file.backend},
+                                     {"device", file.device},
+                                     {"format", file.format},
+                                     {"kernels", json::Array(file.kernels.begin(), file.kernels.end())}});
+    }
+    return json::Object{{"schema", "duet.cache/2"},
+                        {"directory", listing.status.directory.string()},
+                        {"state", state_name(listing.status.state)},
+                        {"reason", listing.status.reason},
+                        {"bytes", listing.bytes},
+                        {"entries", std::move(files)}};
+}
+
 int list(const Arguments& arguments)
 {
-    const auto listing = read_cache();
-    auto json = Output::from(arguments, "json");
-    if (json) {
-        json::Array entries;
-        for (const auto& entry : listing.entries) {
-            entries.push_back(json::Object{{"file", entry.file.string()},
-                                           {"bytes", entry.bytes},
-                                           {"modified", local_time(entry.modified)},
-                                           {"duet_file", entry.is_duet_file},
-                                           {"backend", entry.backend},
-                                           {"device", entry.device},
-                                           {"format", entry.format},
-                                           {"kernels", json::Array(entry.kernels.begin(), entry.kernels.end())}});
-        }
-        json->write_json(json::Object{{"schema", "duet.cache/1"},
-                                      {"directory", listing.directory.string()},
-                                      {"enabled", !listing.directory.empty()},
-                                      {"bytes", listing.bytes},
-                                      {"entries", std::move(entries)}});
+    const auto listing = list_kernel_cache();
+    if (auto json = Output::from(arguments, "json")) {
+        json->write_json(listing_json(listing));
         if (json->is_stdout()) {
             return exit_ok;
         }
     }
-    if (listing.directory.empty()) {
-        std::cout << "The kernel cache is off: " << cache_off_reason() << ".\n";
+    if (listing.status.state == State::off) {
+        std::cout << "The kernel cache is off: " << listing.status.reason << ".\n";
         return exit_ok;
     }
-    std::cout << "Kernel cache: " << listing.directory.string() << " (" << listing.entries.size() << " files, "
-              << format::bytes(listing.bytes) << (listing.exists ? "" : "; not created yet") << ")\n";
-    if (listing.entries.empty()) {
+    std::cout << "Kernel cache: " << listing.status.directory.string() << " (" << describe(listing) << ")\n";
+    if (listing.files.empty()) {
         return exit_ok;
     }
-    Table table(
-        {{"file"}, {"size", Table::Align::right}, {"modified"}, {"backend"}, {"device"}, {"format"}, {"kernels"}});
-    for (const auto& entry : listing.entries) {
-        table.add_row({entry.file.filename().string(), format::bytes(entry.bytes), local_time(entry.modified),
-                       entry.is_duet_file ? entry.backend : "(not a duet cache file)", truncate(entry.device, 36),
-                       entry.format, joined(entry.kernels)});
+    Table table({{"file"},
+                 {"size", Table::Align::right},
+                 {"modified"},
+                 {"status"},
+                 {"backend"},
+                 {"device"},
+                 {"format"},
+                 {"kernels"}});
+    for (const auto& file : listing.files) {
+        std::vector<std::string> cells{file.path.filename().string(), format::bytes(file.bytes),
+                                       local_time(file.modified)};
+        if (file.valid()) {
+            cells.insert(cells.end(),
+                         {"ok", file.backend, truncate(file.device, 36), file.format, joined(file.kernels)});
+            table.add_row(std::move(cells));
+        } else if (file.kind == Kind::entry) {
+            cells.push_back("INVALID");
+            table.add_row_with_text(std::move(cells), file.problem + "; rebuilt on next use");
+        } else if (file.kind == Kind::temporary) {
+            cells.push_back("temporary");
+            table.add_row_with_text(std::move(cells), "left by an interrupted write (or one in progress)");
+        } else {
+            cells.push_back("other");
+            table.add_row_with_text(std::move(cells), "not written by duet; clear keeps it");
+        }
     }
     table.print(std::cout);
     return exit_ok;
@@ -131,78 +168,89 @@ int list(const Arguments& arguments)
 
 int clear()
 {
-    const auto listing = read_cache();
-    if (listing.directory.empty()) {
+    const auto clearance = clear_kernel_cache();
+    if (clearance.directory.empty()) {
         std::cout << "The kernel cache is off; nothing to clear.\n";
         return exit_ok;
     }
-    std::size_t removed = 0, kept = 0;
-    std::uint64_t bytes = 0;
-    for (const auto& entry : listing.entries) {
-        std::error_code error;
-        if ((entry.is_duet_file || is_temporary(entry.file)) && fs::remove(entry.file, error)) {
-            ++removed;
-            bytes += entry.bytes;
-        } else if (error) {
-            std::cerr << "duet: cannot remove " << entry.file.string() << ": " << error.message() << "\n";
-            ++kept;
-        } else {
-            ++kept;
-        }
+    for (const auto& failure : clearance.failures) {
+        std::cerr << "duet: cannot remove " << failure << "\n";
     }
-    std::cout << "Removed " << format::count(removed, "file") << " (" << format::bytes(bytes) << ") from "
-              << listing.directory.string()
-              << (kept > 0 ? "; kept " + std::to_string(kept) + " that duet did not write or could not remove" : "")
+    std::cout << "Removed " << format::count(clearance.removed, "file") << " (" << format::bytes(clearance.bytes)
+              << ") from " << clearance.directory.string()
+              << (clearance.kept > 0 ? "; kept " + format::count(clearance.kept, "file") + " duet did not write" : "")
               << ".\n";
-    return exit_ok;
+    return clearance.failures.empty() ? exit_ok : exit_wrong;
 }
 
 } // namespace
 
-std::string cache_off_reason()
+void check_kernel_cache()
 {
-    const char* setting = std::getenv("DUET_CACHE");
-    return setting != nullptr && (std::string(setting) == "off" || std::string(setting) == "0")
-               ? "DUET_CACHE=" + std::string(setting)
-               : "no directory to keep it in (set DUET_CACHE_DIR, XDG_CACHE_HOME or HOME)";
+    try {
+        const auto status = kernel_cache_status();
+        if (status.state == State::unusable) {
+            std::cerr << "note: kernels are built without the disk cache: " << status.reason << "\n";
+        }
+    } catch (const InvalidArgument& error) {
+        throw UsageError(error.message());
+    }
 }
 
-CacheListing read_cache()
+CacheDiagnosis diagnose_kernel_cache()
 {
-    CacheListing listing;
-    listing.directory = program_cache_directory();
-    std::error_code error;
-    listing.exists = !listing.directory.empty() && fs::is_directory(listing.directory, error);
-    if (!listing.exists) {
-        return listing;
-    }
-    for (const auto& item : fs::directory_iterator(listing.directory, error)) {
-        if (!item.is_regular_file(error)) {
-            continue;
+    CacheDiagnosis diagnosis;
+    KernelCacheListing listing;
+    std::string problem;
+    try {
+        listing.status = kernel_cache_status();
+        if (listing.status.state == State::unusable) {
+            problem = "cannot use the kernel cache: " + listing.status.reason + "; runs build kernels without it";
+        } else {
+            listing = list_kernel_cache();
         }
-        CacheEntry entry;
-        entry.file = item.path();
-        entry.bytes = item.file_size(error);
-        entry.modified = item.last_write_time(error);
-        describe(entry);
-        listing.bytes += entry.bytes;
-        listing.entries.push_back(std::move(entry));
+    } catch (const Error& error) {
+        problem = error.message(); // a bad DUET_CACHE, or a directory that cannot be read
     }
-    std::sort(listing.entries.begin(), listing.entries.end(),
-              [](const CacheEntry& a, const CacheEntry& b) { return a.modified > b.modified; });
-    return listing;
+    const auto& status = listing.status;
+    const Counts counts = count(listing);
+    diagnosis.json = json::Object{{"directory", status.directory.string()},
+                                  {"state", problem.empty() ? state_name(status.state) : "unusable"},
+                                  {"enabled", problem.empty() && status.state == State::on},
+                                  {"reason", problem.empty() ? status.reason : problem},
+                                  {"files", listing.files.size()},
+                                  {"entries", counts.entries},
+                                  {"invalid", counts.invalid},
+                                  {"temporary", counts.temporary},
+                                  {"bytes", listing.bytes}};
+    if (!problem.empty()) {
+        diagnosis.ok = false;
+        diagnosis.check = problem;
+        diagnosis.summary = "NOT USED: " + problem;
+    } else if (status.state == State::off) {
+        diagnosis.check = "kernel cache off (" + status.reason + ")";
+        diagnosis.summary = "off: " + status.reason;
+    } else {
+        diagnosis.check = "kernel cache " + status.directory.string() + " is usable";
+        diagnosis.summary = status.directory.string() + " (" + describe(listing) + ")";
+    }
+    return diagnosis;
 }
 
 int cache_command(const Arguments& arguments)
 {
     const std::string& action = arguments.positional().at(0);
-    if (action == "ls") {
-        return list(arguments);
+    if (action != "ls" && action != "clear") {
+        throw UsageError("duet cache takes ls or clear, not '" + action + "'");
     }
-    if (action == "clear") {
-        return clear();
+    try {
+        return action == "ls" ? list(arguments) : clear();
+    } catch (const InvalidArgument& error) {
+        throw UsageError(error.message()); // a bad DUET_CACHE
+    } catch (const Error& error) {
+        std::cerr << "duet: " << error.message() << "\n";
+        return exit_wrong;
     }
-    throw UsageError("duet cache takes ls or clear, not '" + action + "'");
 }
 
 } // namespace duet::cli

@@ -1,34 +1,25 @@
-// What is in the on-disk kernel cache: each file with the backend, device, format and kernels it
-// was built for, read from the key the core stores at the head of every cache file.
+// The kernel cache as the commands show it: `duet cache ls|clear`, doctor's section and check, and
+// the note a command that builds kernels prints when the cache cannot be used. The core owns the
+// cache's rules and file format (duet/cache.hpp); nothing here reads cache files.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
+#include "json.hpp"
+
 #include <string>
-#include <vector>
 
 namespace duet::cli {
 
-struct CacheEntry {
-    std::filesystem::path file;
-    std::uint64_t bytes = 0;
-    std::filesystem::file_time_type modified;
-    bool is_duet_file = false; ///< starts with the core's cache header; only these are cleared
-    std::string backend;
-    std::string device;
-    std::string format;
-    std::vector<std::string> kernels;
-};
+/// Before a command that builds kernels: a bad DUET_CACHE is a UsageError naming it; a cache
+/// directory that cannot be used is said once on standard error, and the builds go on without it.
+void check_kernel_cache();
 
-struct CacheListing {
-    std::filesystem::path directory; ///< empty when the cache is off
-    bool exists = false;
-    std::vector<CacheEntry> entries;
-    std::uint64_t bytes = 0;
+/// What doctor shows of the kernel cache.
+struct CacheDiagnosis {
+    bool ok = true;      ///< false when DUET_CACHE is bad or the directory cannot be used
+    std::string check;   ///< doctor's check line
+    std::string summary; ///< what follows "Kernel cache: "
+    json::Value json;
 };
-
-CacheListing read_cache();
-/// Why program_cache_directory() is empty.
-std::string cache_off_reason();
+CacheDiagnosis diagnose_kernel_cache();
 
 } // namespace duet::cli

@@ -1,6 +1,7 @@
 // `duet doctor`: each backend and workload plugin, the file tried, loaded or exactly why not; versions;
 // the kernel cache. Fails (exit 1) only for what was asked for: a device named by DUET_DEVICE or
-// --devices, a plugin on a search path, a workload plugin that did not load, or no device at all.
+// --devices, a plugin on a search path, a workload plugin that did not load, a kernel cache that
+// cannot be used, or no device at all.
 #include "cache.hpp"
 #include "commands.hpp"
 #include "environment.hpp"
@@ -82,7 +83,7 @@ int doctor_command(const Arguments& arguments)
     const auto& registry = Registry::global();
     const auto& workloads = WorkloadRegistry::global();
     const auto& build = build_info();
-    const auto cache = read_cache();
+    const auto cache = diagnose_kernel_cache();
     std::vector<Check> checks;
 
     checks.push_back({!registry.devices().empty(),
@@ -113,6 +114,7 @@ int doctor_command(const Arguments& arguments)
     for (const auto& selector : arguments.list("devices")) {
         check_selector(selector, "--devices", checks);
     }
+    checks.push_back({cache.ok, cache.check});
     bool ok = true;
     for (const auto& check : checks) {
         ok = ok && check.ok;
@@ -134,10 +136,7 @@ int doctor_command(const Arguments& arguments)
                                       {"checks", std::move(check_list)},
                                       {"environment", environment_json(registry)},
                                       {"workload_plugins", std::move(plugins)},
-                                      {"cache", json::Object{{"directory", cache.directory.string()},
-                                                             {"enabled", !cache.directory.empty()},
-                                                             {"files", cache.entries.size()},
-                                                             {"bytes", cache.bytes}}}});
+                                      {"cache", cache.json}});
         if (json->is_stdout()) {
             return ok ? exit_ok : exit_wrong;
         }
@@ -178,13 +177,7 @@ int doctor_command(const Arguments& arguments)
     if (workloads.plugins().empty()) {
         std::cout << "  none found\n";
     }
-    std::cout << "\nKernel cache: ";
-    if (cache.directory.empty()) {
-        std::cout << "off: " << cache_off_reason() << "\n";
-    } else {
-        std::cout << cache.directory.string() << " (" << cache.entries.size() << " files, "
-                  << format::bytes(cache.bytes) << (cache.exists ? "" : "; created on first use") << ")\n";
-    }
+    std::cout << "\nKernel cache: " << cache.summary << "\n";
     std::cout << "\nEnvironment:";
     bool any = false;
     for (const char* variable :

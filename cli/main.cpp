@@ -1,5 +1,6 @@
 // The duet command: parses the command line, dispatches to a command, and turns every error into
 // a message and an exit code (0 all agreed, 1 something wrong, 2 cannot be done as asked).
+#include "cache.hpp"
 #include "commands.hpp"
 #include "environment.hpp"
 
@@ -114,7 +115,8 @@ const std::vector<Command>& commands()
           .max_arguments = 1,
           .brief = "list or clear the on-disk kernel cache",
           .summary = "The on-disk kernel cache (DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else ~/.cache/duet): list\n"
-                     "what it holds, or remove the files duet wrote there.",
+                     "what it holds, each entry verified as a build would (damaged ones are rebuilt on next use),\n"
+                     "or remove the files duet wrote there.",
           .options = {json_option}},
          cache_command},
     };
@@ -144,7 +146,8 @@ void print_help(std::ostream& out)
            "  DUET_BACKEND_PATH  ':'-separated directories searched first for backend plugins\n"
            "  DUET_PLUGIN_PATH   ':'-separated directories searched first for workload plugins\n"
            "                     (libduet_workload_<name>.so; see plugins/vector_add)\n"
-           "  DUET_CACHE_DIR     where built kernels are kept; DUET_CACHE=off turns the cache off\n";
+           "  DUET_CACHE_DIR     where built kernels are kept (a directory only you can write)\n"
+           "  DUET_CACHE         on or 1 (the default), off or 0 (no disk cache)\n";
 }
 
 int main(const std::vector<std::string>& args)
@@ -179,7 +182,11 @@ int main(const std::vector<std::string>& args)
         std::cout << command_help(command->spec);
         return exit_ok;
     }
-    return command->handler(Arguments(command->spec, rest));
+    const Arguments arguments(command->spec, rest);
+    if (command->handler == run_command || command->handler == compare_command || command->handler == bench_command) {
+        check_kernel_cache(); // they build kernels
+    }
+    return command->handler(arguments);
 }
 
 } // namespace

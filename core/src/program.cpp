@@ -148,8 +148,6 @@ std::string program_binary(const detail::ProgramState& program)
 
 } // namespace
 
-std::filesystem::path program_cache_directory() { return detail::cache_directory(); }
-
 Program Device::build(const ProgramSource& source) const { return build(source, BuildOptions{}); }
 
 Program Device::build(const ProgramSource& source, const BuildOptions& options) const
@@ -161,7 +159,7 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
     }
 
     const std::string key = cache_key(*state_, image, options_text, options.include_dirs);
-    const fs::path directory = options.use_cache ? detail::cache_directory() : fs::path();
+    const auto disk_cache = options.use_cache ? detail::CacheDirectory::open() : std::nullopt;
     std::lock_guard lock(state_->programs_mutex);
     if (options.use_cache) {
         if (const auto built = state_->programs.find(key); built != state_->programs.end()) {
@@ -169,19 +167,20 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
         }
     }
     std::shared_ptr<detail::ProgramState> program;
-    if (!directory.empty()) {
-        if (const auto binary = detail::cache_load(directory, key)) {
+    if (disk_cache) {
+        if (const auto binary = disk_cache->load(key)) {
             try {
                 program = create_program(state_, source.name, ProgramFormat::native, *binary, options_text);
             } catch (const Error&) {
-                // A stale or damaged cache entry: build from source and overwrite it below.
+                // An entry that verifies but the driver refuses (a driver update it cannot tell
+                // from the key): build from source and replace it below.
             }
         }
     }
     if (!program) {
         program = create_program(state_, source.name, image.format, image.data, options_text);
-        if (!directory.empty()) {
-            detail::cache_store(directory, key, program_binary(*program));
+        if (disk_cache) {
+            disk_cache->store(key, program_binary(*program));
         }
     }
     if (options.use_cache) {

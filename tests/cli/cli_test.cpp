@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "environment.hpp"
 #include "json_reader.hpp"
@@ -520,6 +524,114 @@ TEST(Cli, CacheListsWhatARunBuiltAndClearRemovesOnlyDuetFiles)
     EXPECT_THAT(cleared.out, HasSubstr("Removed"));
     EXPECT_EQ(files_below(cache.path()), std::vector<std::filesystem::path>{cache.path() / "notes.txt"});
     EXPECT_EQ(run_duet({"cache", "frobnicate"}, env).exit_code, 2);
+}
+
+TEST(Cli, CacheLsMarksDamagedEntriesAndTemporaryFilesAndARunRepairsThem)
+{
+    const std::string device = first_device("opencl");
+    if (device.empty()) {
+        GTEST_SKIP() << "no OpenCL device; " << backend_reasons();
+    }
+    const TempDir cache;
+    const EnvChanges env{{"DUET_CACHE_DIR", cache.path().string()}};
+    const auto run = std::vector<std::string>{"run", "vector_add", "--device", device} + small;
+    ASSERT_EQ(run_duet(run, env).exit_code, 0);
+    const auto entries = files_below(cache.path());
+    ASSERT_EQ(entries.size(), 1u);
+    std::filesystem::resize_file(entries[0], std::filesystem::file_size(entries[0]) - 1);
+    std::ofstream(entries[0].string() + ".tmp.1234.5678") << "an interrupted write";
+
+    const auto listed = run_duet({"cache", "ls"}, env);
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_THAT(listed.out, HasSubstr("1 failing verification"));
+    EXPECT_THAT(listed.out, HasSubstr("INVALID    truncated: 1 byte short; rebuilt on next use"));
+    EXPECT_THAT(listed.out, HasSubstr("temporary  left by an interrupted write"));
+    const auto json = parse_or_fail(run_duet({"cache", "ls", "--json"}, env).out);
+    std::map<std::string, std::string> problems;
+    for (const auto& entry : json["entries"].array()) {
+        problems[entry["kind"].string()] = entry["problem"].string();
+        EXPECT_EQ(entry["valid"].boolean(), false) << entry["file"].string();
+    }
+    EXPECT_EQ(problems, (std::map<std::string, std::string>{{"entry", "truncated: 1 byte short"}, {"temporary", ""}}));
+
+    ASSERT_EQ(run_duet(run, env).exit_code, 0) << "the damaged entry is rebuilt, not loaded";
+    const auto repaired = parse_or_fail(run_duet({"cache", "ls", "--json"}, env).out);
+    for (const auto& entry : repaired["entries"].array()) {
+        EXPECT_EQ(entry["valid"].boolean(), entry["kind"].string() == "entry") << entry["file"].string();
+    }
+}
+
+TEST(Cli, CacheOnAFolderThatCannotBeUsedIsAnErrorNamingItNeverZeroFiles)
+{
+    const TempDir base;
+    std::ofstream(base.path() / "file") << "a file, not a directory";
+    const std::string under_a_file = (base.path() / "file" / "cache").string();
+    const std::string shared = (base.path() / "shared").string();
+    std::filesystem::create_directory(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all);
+    for (const auto& [directory, reason] :
+         {std::pair{under_a_file, (base.path() / "file").string() + " is not a directory"},
+          std::pair{shared, shared + " is writable by others (mode 0777)"}}) {
+        for (const auto& action : {"ls", "clear"}) {
+            const auto result = run_duet({"cache", action}, {{"DUET_CACHE_DIR", directory}});
+            EXPECT_EQ(result.exit_code, 1) << action << " " << directory;
+            EXPECT_THAT(result.err, HasSubstr("cannot use the kernel cache: " + directory));
+            EXPECT_THAT(result.err, HasSubstr(reason));
+            EXPECT_THAT(result.out, Not(HasSubstr("0 files")));
+        }
+    }
+}
+
+TEST(Cli, CacheLsOnAnUnreadableFolderIsAnErrorNamingIt)
+{
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root reads any folder";
+    }
+    const TempDir cache;
+    std::filesystem::permissions(cache.path(), std::filesystem::perms::none);
+    const auto result = run_duet({"cache", "ls"}, {{"DUET_CACHE_DIR", cache.path().string()}});
+    std::filesystem::permissions(cache.path(), std::filesystem::perms::owner_all);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.err, HasSubstr(cache.path().string()));
+    EXPECT_THAT(result.err, HasSubstr("Permission denied"));
+}
+
+TEST(Cli, AnUnknownDuetCacheValueIsAUsageErrorNamingTheAcceptedValues)
+{
+    const EnvChanges env{{"DUET_CACHE", "maybe"}};
+    const std::string message = "DUET_CACHE='maybe' is not a setting duet knows; accepted values: on or 1 (the "
+                                "default), off or 0";
+    for (const auto& args : {std::vector<std::string>{"cache", "ls"}, std::vector<std::string>{"cache", "clear"},
+                             std::vector<std::string>{"run", "vector_add"} + small}) {
+        const auto result = run_duet(args, env);
+        EXPECT_EQ(result.exit_code, 2) << args[0] << " " << args[1];
+        EXPECT_THAT(result.err, HasSubstr(message));
+    }
+    const auto doctor = run_duet({"doctor"}, env);
+    EXPECT_EQ(doctor.exit_code, 1);
+    EXPECT_THAT(doctor.out, HasSubstr("FAIL  " + message));
+}
+
+TEST(Cli, AnUnusableCacheDirectoryFailsDoctorAndRunsGoOnWithANote)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir base;
+    std::ofstream(base.path() / "file") << "a file, not a directory";
+    const std::string directory = (base.path() / "file" / "cache").string();
+    const EnvChanges env{{"DUET_CACHE_DIR", directory}};
+    const std::string reason =
+        directory + " cannot be created: " + (base.path() / "file").string() + " is not a directory";
+
+    const auto doctor = run_duet({"doctor"}, env);
+    EXPECT_EQ(doctor.exit_code, 1);
+    EXPECT_THAT(doctor.out, HasSubstr("FAIL  cannot use the kernel cache: " + reason));
+    const auto json = parse_or_fail(run_duet({"doctor", "--json"}, env).out);
+    EXPECT_EQ(json["cache"]["state"].string(), "unusable");
+    EXPECT_THAT(json["cache"]["reason"].string(), HasSubstr(reason));
+
+    const auto run = run_duet(std::vector<std::string>{"run", "vector_add", "--device", device} + small, env);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err, "note: kernels are built without the disk cache: " + reason + "\n");
 }
 
 } // namespace

@@ -45,7 +45,7 @@ struct BuildOptions {
     std::string flags;                                        ///< passed to the compiler as given
     std::vector<std::pair<std::string, std::string>> defines; ///< -D name=value
     std::vector<std::filesystem::path> include_dirs;          ///< -I dir; included headers join the cache key
-    bool use_cache = true; ///< also off for every build when DUET_CACHE=off
+    bool use_cache = true; ///< also off for every build when DUET_CACHE=off; see duet/cache.hpp
 };
 
 /// Dynamic local memory for a launch: a __local pointer argument on OpenCL, the launch's dynamic
@@ -77,10 +77,6 @@ public:
 private:
     std::shared_ptr<const detail::KernelState> state_;
 };
-
-/// Where built programs are cached on disk: DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else
-/// ~/.cache/duet; empty when DUET_CACHE is off or 0. Files there may be deleted at any time.
-std::filesystem::path program_cache_directory();
 
 class Program {
 public:
