@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace duet::cli {
 
@@ -103,17 +104,39 @@ std::vector<Sweep> parse_sweeps(const Arguments& arguments, const WorkloadInfo& 
             throw UsageError("'" + parameter + "' is both swept and --set; give it one or the other");
         }
         Sweep sweep{parameter, {}};
-        for (const auto& item : split(text, ',')) {
+        for (const auto& item : list_items("--sweep " + parameter, text)) {
             for (auto& value : expand(parameter, item)) {
                 sweep.values.push_back(std::move(value));
             }
         }
-        if (sweep.values.empty()) {
-            throw UsageError("--sweep " + parameter + " has no values");
-        }
         sweeps.push_back(std::move(sweep));
     }
     return sweeps;
+}
+
+/// The number of points, counted before any list of them is built: over max_bench_points (or
+/// past what 64 bits hold) is a UsageError that names the count and the cap.
+std::uint64_t count_points(const std::vector<Sweep>& sweeps, std::size_t variants, std::size_t devices)
+{
+    std::string factors;
+    std::uint64_t points = 1;
+    bool overflow = false;
+    const auto times = [&](std::uint64_t factor, const std::string& what) {
+        factors += (factors.empty() ? "" : " x ") + std::to_string(factor) + " " + what;
+        overflow = overflow || __builtin_mul_overflow(points, factor, &points);
+    };
+    for (const auto& sweep : sweeps) {
+        times(sweep.values.size(), sweep.parameter + " values");
+    }
+    times(variants, variants == 1 ? "variant" : "variants");
+    times(devices, devices == 1 ? "device" : "devices");
+    if (overflow || points > max_bench_points) {
+        throw UsageError("bench would measure " + factors + " = " +
+                         (overflow ? "more than " + std::to_string(UINT64_MAX) : std::to_string(points)) +
+                         " points; the most one bench may measure is " + std::to_string(max_bench_points) +
+                         ": sweep fewer values, or run several benches");
+    }
+    return points;
 }
 
 /// Every combination of the swept values over the fixed ones, the last sweep varying fastest.
@@ -171,9 +194,11 @@ Point measure_point(const Job& job, unsigned warmup, unsigned repeats)
             point.max_error = run.measurement.max_error;
             point.tolerance = run.measurement.tolerance;
             point.unit = run.measurement.unit;
+            point.rate_name = rate_name(run.measurement);
         }
         if (measured) {
             add_samples(point, run.measurement);
+            point.overlapped = point.overlapped || phases_overlap(run.measurement);
         }
     }
     return point;
@@ -201,7 +226,8 @@ void print_table(const Benchmark& bench)
     }
     std::cout << "\n"
               << bench.info.name << ": median of " << format::count(bench.repeats, "repeat") << " after "
-              << format::count(bench.warmup, "warm-up run") << "; spread = (max - min) / median of the kernel time\n";
+              << format::count(bench.warmup, "warm-up run") << ", each column's median taken on its own (a row's "
+              << "figures may come from different repeats); spread = (max - min) / median of the kernel time\n";
     using Align = Table::Align;
     std::vector<Table::Column> columns{{"variant"}, {"device"}};
     for (const auto& sweep : bench.sweeps) {
@@ -233,6 +259,9 @@ void print_table(const Benchmark& bench)
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
+    if (std::any_of(bench.points.begin(), bench.points.end(), [](const Point& point) { return point.overlapped; })) {
+        std::cout << "\n" << overlap_note << "\n";
+    }
 }
 
 json::Value stats_json(const std::vector<double>& samples)
@@ -279,7 +308,7 @@ json::Value point_json(const Point& point)
 
 json::Value bench_json(const Benchmark& bench)
 {
-    json::Array sweeps, points, problems;
+    json::Array sweeps, points;
     for (const auto& sweep : bench.sweeps) {
         sweeps.push_back(json::Object{{"parameter", sweep.parameter},
                                       {"values", json::Array(sweep.values.begin(), sweep.values.end())}});
@@ -287,9 +316,7 @@ json::Value bench_json(const Benchmark& bench)
     for (const auto& point : bench.points) {
         points.push_back(point_json(point));
     }
-    for (const auto& problem : bench.problems) {
-        problems.push_back(problem);
-    }
+    const auto problems = bench.verdict.problems();
     return json::Object{{"schema", "duet.bench/1"},
                         {"environment", environment_json(Registry::global())},
                         {"workload", workload_json(bench.info)},
@@ -298,13 +325,15 @@ json::Value bench_json(const Benchmark& bench)
                         {"warmup", bench.warmup},
                         {"repeats", bench.repeats},
                         {"seed", bench.seed},
-                        {"ok", bench.problems.empty()},
-                        {"problems", std::move(problems)},
+                        {"ok", problems.empty()},
+                        {"counts", bench.verdict.counts_json()},
+                        {"problems", json::Array(problems.begin(), problems.end())},
                         {"points", std::move(points)}};
 }
 
-void write_csv(std::ostream& out, const Benchmark& bench)
+std::string csv_text(const Benchmark& bench)
 {
+    std::ostringstream out;
     std::vector<std::string> extra_names;
     for (const auto& point : bench.points) {
         for (const auto& [name, samples] : point.extras) {
@@ -327,7 +356,7 @@ void write_csv(std::ostream& out, const Benchmark& bench)
     for (const auto& name : extra_names) {
         header.push_back(name + "_median");
     }
-    for (const char* column : {"warmup", "seed", "duet_version", "duet_commit", "compiler"}) {
+    for (const char* column : {"warmup", "seed", "duet_version", "duet_commit", "compiler", "cuda_compiler"}) {
         header.push_back(column);
     }
     csv::write_row(out, header);
@@ -362,12 +391,13 @@ void write_csv(std::ostream& out, const Benchmark& bench)
                                             [&](const auto& existing) { return existing.first == name; });
             row.push_back(extra == point.extras.end() ? "" : format::exact(summarise(extra->second).median));
         }
-        for (std::string field :
-             {std::to_string(bench.warmup), std::to_string(bench.seed), build.version, build.commit, build.compiler}) {
+        for (std::string field : {std::to_string(bench.warmup), std::to_string(bench.seed), build.version, build.commit,
+                                  build.compiler, build.cuda_compiler}) {
             row.push_back(std::move(field));
         }
         csv::write_row(out, row);
     }
+    return out.str();
 }
 
 } // namespace
@@ -384,20 +414,15 @@ int bench_command(const Arguments& arguments)
     bench.seed = arguments.number("seed", 1, 0, UINT64_MAX);
     const auto variants = pick_variants(bench.info, arguments.list("variants"));
     const auto devices = pick_devices(arguments.list("devices"));
+    const auto total = count_points(bench.sweeps, variants.size(), devices.size());
     // Every combination is checked before the first run, so a bad value never ends a long sweep.
     std::vector<Settings> settings;
     for (const auto& values : combinations(bench.sweeps, bench.fixed)) {
         settings.push_back(make_settings(bench.info, values));
     }
-    auto json = Output::from(arguments, "json");
-    auto csv = Output::from(arguments, "csv");
-    std::optional<Output> report;
-    if (const auto path = arguments.value("report")) {
-        report = Output::file(*path);
-    }
-    const bool table = table_wanted({&json, &csv});
+    auto outputs = Outputs::open(arguments);
 
-    Progress progress(settings.size() * variants.size() * devices.size());
+    Progress progress(total);
     for (const auto& point_settings : settings) {
         for (const auto& variant : variants) {
             for (const auto& [device, label] : devices) {
@@ -409,27 +434,20 @@ int bench_command(const Arguments& arguments)
     }
     progress.clear();
     for (const auto& point : bench.points) {
-        if (point.status == Status::wrong || point.status == Status::failed) {
-            bench.problems.push_back(bench.info.name + "/" + point.job.variant + " " +
-                                     describe_settings(bench.info, point.job.settings.values()) + " on " +
-                                     point.job.label + ": " + (point.status == Status::failed ? "failed: " : "") +
-                                     point.reason);
-        }
+        bench.verdict.add(bench.info.name + "/" + point.job.variant + " " +
+                              describe_settings(bench.info, point.job.settings.values()) + " on " + point.job.label,
+                          point.status, point.reason);
     }
 
-    if (table) {
+    if (outputs.table) {
         print_table(bench);
+        std::cout << "\n"
+                  << bench.verdict.summary() << (bench.verdict.ok() ? "" : " Details on standard error.") << "\n";
     }
-    if (json) {
-        json->write_json(bench_json(bench));
-    }
-    if (csv) {
-        write_csv(csv->stream(), bench);
-    }
-    if (report) {
-        write_bench_report(report->stream(), bench);
-    }
-    return exit_code(bench.problems, bench.points.size(), "points are wrong or failed");
+    const int code = exit_code(bench.verdict);
+    outputs.write([&] { return bench_json(bench).document(); }, [&] { return csv_text(bench); },
+                  [&] { return bench_report(bench); });
+    return code;
 }
 
 } // namespace duet::cli

@@ -32,6 +32,8 @@ struct Point {
     double max_error = 0; ///< of the first repeat, the verified one
     double tolerance = 0;
     Measurement::Unit unit = Measurement::Unit::bytes;
+    std::string rate_name = "kernel rate"; ///< what the rate is over (runs.hpp's rate_name)
+    bool overlapped = false;               ///< its phases ran at once in some repeat (phases_overlap)
     std::vector<double> h2d_ms, kernel_ms, d2h_ms, total_ms, rate;
     std::vector<std::pair<std::string, std::vector<double>>> extras;
 
@@ -51,7 +53,11 @@ struct Benchmark {
     unsigned repeats = 0;
     std::uint64_t seed = 1;
     std::vector<Point> points; ///< by settings, then variant, then device
-    std::vector<std::string> problems;
+    Verdict verdict{"point", "match the CPU reference"};
 };
+
+/// The most points one bench may measure: a sweep is the cross product of its lists, so a few
+/// long lists multiply into more runs than a session can finish (or memory can list).
+constexpr std::uint64_t max_bench_points = 10000;
 
 } // namespace duet::cli

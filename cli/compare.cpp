@@ -17,6 +17,7 @@
 #include <iostream>
 #include <set>
 #include <span>
+#include <sstream>
 
 namespace duet::cli {
 
@@ -179,8 +180,9 @@ void print_pairs(const std::vector<ApiPair>& pairs)
     table.print(std::cout);
 }
 
-void write_csv(std::ostream& out, const Comparison& comparison)
+std::string csv_text(const Comparison& comparison)
 {
+    std::ostringstream out;
     const auto& build = build_info();
     csv::write_row(out, {"workload",
                          "variant",
@@ -207,7 +209,9 @@ void write_csv(std::ostream& out, const Comparison& comparison)
                          "allowed_difference",
                          "seed",
                          "duet_version",
-                         "duet_commit"});
+                         "duet_commit",
+                         "compiler",
+                         "cuda_compiler"});
     for (const auto& run : comparison.runs) {
         const auto& m = run.measurement;
         const auto& p = run.job.device.properties();
@@ -238,28 +242,30 @@ void write_csv(std::ostream& out, const Comparison& comparison)
                              compared ? format::exact(run.allowed) : "",
                              std::to_string(comparison.seed),
                              build.version,
-                             build.commit});
+                             build.commit,
+                             build.compiler,
+                             build.cuda_compiler});
     }
+    return out.str();
 }
 
 json::Value comparison_json(const Comparison& comparison)
 {
-    json::Array runs, pairs, problems;
+    json::Array runs, pairs;
     for (const auto& run : comparison.runs) {
         runs.push_back(run_json(run));
     }
     for (const auto& pair : comparison.pairs) {
         pairs.push_back(pair_json(pair));
     }
-    for (const auto& problem : comparison.problems) {
-        problems.push_back(problem);
-    }
+    const auto problems = comparison.verdict.problems();
     return json::Object{{"schema", "duet.compare/1"},
                         {"environment", environment_json(Registry::global())},
                         {"seed", comparison.seed},
                         {"warmup", comparison.warmup},
-                        {"agree", comparison.problems.empty()},
-                        {"problems", std::move(problems)},
+                        {"agree", problems.empty()},
+                        {"counts", comparison.verdict.counts_json()},
+                        {"problems", json::Array(problems.begin(), problems.end())},
                         {"runs", std::move(runs)},
                         {"pairs", std::move(pairs)}};
 }
@@ -268,24 +274,28 @@ json::Value comparison_json(const Comparison& comparison)
 
 int compare_command(const Arguments& arguments)
 {
-    const auto plans = plan(arguments.positional().at(0), arguments.assignments("set"), arguments.list("variants"));
+    const std::string name = arguments.positional().at(0);
+    const auto plans = plan(name, arguments.assignments("set"), arguments.list("variants"));
     const auto devices = pick_devices(arguments.list("devices"));
     Comparison comparison;
     comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
     comparison.warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
-    auto json = Output::from(arguments, "json");
-    auto csv = Output::from(arguments, "csv");
-    std::optional<Output> report;
-    if (const auto path = arguments.value("report")) {
-        report = Output::file(*path);
+    auto outputs = Outputs::open(arguments);
+    if (name == "all") {
+        // A workload that did not load is one that `all` did not compare.
+        for (const auto& plugin : WorkloadRegistry::global().plugins()) {
+            if (!plugin.loaded) {
+                comparison.verdict.add_problem("workload plugin '" + plugin.name + "' did not load (" +
+                                               plugin.path.string() + "): " + plugin.reason);
+            }
+        }
     }
-    const bool table = table_wanted({&json, &csv});
 
     std::size_t total = 0;
     for (const auto& plan : plans) {
         total += plan.variants.size() * devices.size();
     }
-    if (table) {
+    if (outputs.table) {
         std::cout << "duet compare: " << format::count(plans.size(), "workload") << " on "
                   << format::count(devices.size(), "device") << ", " << format::count(total, "run") << "; seed "
                   << comparison.seed << ", " << format::count(comparison.warmup, "warm-up run") << " before each\n";
@@ -302,48 +312,35 @@ int compare_command(const Arguments& arguments)
         for (const auto& variant : plan.variants) {
             const std::size_t group = comparison.runs.size();
             for (const auto& [device, label] : devices) {
-                progress.start(plan.info.name + "/" + variant + " on " + label);
-                comparison.runs.push_back(
-                    measure({plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed},
-                            comparison.warmup));
+                const Job job{plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed};
+                progress.start(job_name(job));
+                comparison.runs.push_back(measure(job, comparison.warmup));
             }
             cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(group), comparison.runs.end());
         }
         progress.clear();
-        if (table) {
+        if (outputs.table) {
             print_workload(comparison.runs, first);
         }
     }
     comparison.pairs = api_pairs(comparison.runs);
-    comparison.problems = problems(comparison.runs);
+    for (const auto& run : comparison.runs) {
+        comparison.verdict.add(job_name(run.job), run.status, run.reason);
+    }
 
-    if (table) {
+    if (outputs.table) {
         if (!comparison.pairs.empty()) {
             print_pairs(comparison.pairs);
         }
-        const auto unsupported = std::count_if(comparison.runs.begin(), comparison.runs.end(),
-                                               [](const Run& run) { return run.status == Status::unsupported; });
         std::cout << "\nmax error: against the CPU reference; device Δ: against the base run of the same variant "
-                     "(both relative, absolute below 1)\n";
-        if (comparison.problems.empty()) {
-            std::cout << format::count(comparison.runs.size() - static_cast<std::size_t>(unsupported), "run")
-                      << " checked: all agree with the CPU reference and with each other"
-                      << (unsupported > 0 ? " (" + std::to_string(unsupported) + " unsupported)" : "") << ".\n";
-        } else {
-            std::cout << comparison.problems.size() << " of " << comparison.runs.size()
-                      << " runs are wrong or failed (listed on standard error).\n";
-        }
+                     "(both relative, absolute below 1)\n"
+                  << comparison.verdict.summary() << (comparison.verdict.ok() ? "" : " Details on standard error.")
+                  << "\n";
     }
-    if (json) {
-        json->write_json(comparison_json(comparison));
-    }
-    if (csv) {
-        write_csv(csv->stream(), comparison);
-    }
-    if (report) {
-        write_compare_report(report->stream(), comparison);
-    }
-    return exit_code(comparison.problems, comparison.runs.size(), "runs disagree or failed");
+    const int code = exit_code(comparison.verdict);
+    outputs.write([&] { return comparison_json(comparison).document(); }, [&] { return csv_text(comparison); },
+                  [&] { return compare_report(comparison); });
+    return code;
 }
 
 } // namespace duet::cli

@@ -66,7 +66,15 @@ std::string error(double value)
 
 std::string figure(double value)
 {
-    return printf_text("%#.4g", value);
+    if (!std::isfinite(value)) {
+        return exact(value);
+    }
+    // Whole numbers, and any value of four digits or more before the point, read best in full
+    // ("8192", "12346"); "%g" alone would write "8192." or "1.235e+04".
+    if (std::abs(value) < 1e15 && (value == std::floor(value) || std::abs(value) >= 1000)) {
+        return printf_text("%.0f", value);
+    }
+    return printf_text("%.4g", value);
 }
 
 std::string ratio(double value)

@@ -21,7 +21,8 @@ std::string rate(double value);
 /// An error or difference: "0" when exactly zero, else two significant digits ("1.2e-07").
 std::string error(double value);
 /// A figure of unknown kind (a workload's extras): whole numbers as they are ("8192"), others to
-/// four significant digits ("0.999", "52.36").
+/// four significant digits ("0.999", "52.36", "0.2458"), or rounded to whole when that keeps more
+/// ("12346" for 12345.6).
 std::string figure(double value);
 /// A ratio: "1.03x".
 std::string ratio(double value);

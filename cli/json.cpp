@@ -1,10 +1,12 @@
-// Writes JSON values: escapes strings, writes numbers in their shortest exact form.
+// Writes JSON values: escapes strings, integers digit for digit, other numbers in their shortest
+// exact form.
 #include "json.hpp"
 
 #include "format.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace duet::cli::json {
 
@@ -58,6 +60,8 @@ void Value::write(std::ostream& out, int indent) const
         int indent;
         void operator()(std::nullptr_t) const { out << "null"; }
         void operator()(bool value) const { out << (value ? "true" : "false"); }
+        void operator()(std::int64_t value) const { out << value; }
+        void operator()(std::uint64_t value) const { out << value; }
         void operator()(double value) const { out << (std::isfinite(value) ? format::exact(value) : "null"); }
         void operator()(const std::string& text) const { out << quoted(text); }
         void operator()(const Array& array) const
@@ -95,6 +99,14 @@ void Value::write(std::ostream& out, int indent) const
         }
     };
     std::visit(Writer{out, indent}, value_);
+}
+
+std::string Value::document() const
+{
+    std::ostringstream text;
+    write(text);
+    text << '\n';
+    return text.str();
 }
 
 } // namespace duet::cli::json

@@ -4,6 +4,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -20,11 +21,13 @@ class Value {
 public:
     Value() = default; ///< null
     Value(bool value) : value_(value) {}
-    template <class Number>
-    requires(std::integral<Number> || std::floating_point<Number>) && (!std::same_as<Number, bool>)Value(Number value)
-        : value_(static_cast<double>(value))
-    {
-    }
+    /// Integers stay integers, written digit for digit: a uint64 limit (18446744073709551615) does
+    /// not become the nearest double (2^64), which strict parsers reject as out of range.
+    template <std::signed_integral Integer>
+    requires(!std::same_as<Integer, bool>) Value(Integer value) : value_(static_cast<std::int64_t>(value)) {}
+    template <std::unsigned_integral Integer>
+    requires(!std::same_as<Integer, bool>) Value(Integer value) : value_(static_cast<std::uint64_t>(value)) {}
+    template <std::floating_point Real> Value(Real value) : value_(static_cast<double>(value)) {}
     Value(const char* text) : value_(std::string(text)) {}
     Value(std::string text) : value_(std::move(text)) {}
     Value(Array array) : value_(std::move(array)) {}
@@ -39,8 +42,11 @@ public:
         return std::holds_alternative<Array>(value_) || std::holds_alternative<Object>(value_);
     }
 
+    /// The value as a whole document: written as above, then a newline.
+    std::string document() const;
+
 private:
-    std::variant<std::nullptr_t, bool, double, std::string, Array, Object> value_;
+    std::variant<std::nullptr_t, bool, std::int64_t, std::uint64_t, double, std::string, Array, Object> value_;
 };
 
 } // namespace duet::cli::json

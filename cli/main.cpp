@@ -1,5 +1,6 @@
 // The duet command: parses the command line, dispatches to a command, and turns every error into
 // a message and an exit code (0 all agreed, 1 something wrong, 2 cannot be done as asked).
+#include "bench.hpp"
 #include "cache.hpp"
 #include "commands.hpp"
 #include "environment.hpp"
@@ -7,6 +8,9 @@
 #include <duet/error.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace duet::cli {
@@ -16,10 +20,11 @@ namespace {
 using Kind = OptionSpec::Kind;
 
 const OptionSpec json_option{"json", Kind::optional_value, "FILE",
-                             "JSON to FILE, or to standard output in place of the table"};
+                             "JSON to FILE, or to standard output (no FILE, or -) in place of the table"};
 const OptionSpec csv_option{"csv", Kind::optional_value, "FILE",
-                            "CSV to FILE, or to standard output in place of the table"};
-const OptionSpec report_option{"report", Kind::value, "FILE.html", "a self-contained HTML report with charts"};
+                            "CSV to FILE, or to standard output (no FILE, or -) in place of the table"};
+const OptionSpec report_option{"report", Kind::value, "FILE.html",
+                               "a self-contained HTML report with charts (- for standard output)"};
 const OptionSpec set_option{"set", Kind::repeated, "k=v", "a workload parameter (repeatable); `duet list` shows them"};
 const OptionSpec devices_option{"devices", Kind::repeated, "SEL,...", "the devices to run on (default: every device)"};
 const OptionSpec variants_option{"variants", Kind::repeated, "V,...", "the variants to run (default: all)"};
@@ -80,9 +85,13 @@ const std::vector<Command>& commands()
           .brief = "every device, checked against the reference and each other",
           .summary = "Runs every variant on every selected device, checks each result against the CPU reference and\n"
                      "the devices against each other, and prints one table per workload; for one GPU reached through\n"
-                     "CUDA and OpenCL (the same PCI bus id) also the OpenCL/CUDA time ratio. Exit code 0 only if\n"
-                     "everything agrees. With `all`, --set and --variants apply to the workloads that have that\n"
-                     "parameter or variant.",
+                     "CUDA and OpenCL (the same PCI bus id) also the OpenCL/CUDA time ratio. With `all`, --set and\n"
+                     "--variants apply to the workloads that have that parameter or variant.\n"
+                     "Exit code 0 only if everything agrees; 1 also when nothing was checked (every run unsupported\n"
+                     "or failed) and, with `all`, when a workload plugin did not load; 2 for a device named twice.\n"
+                     "h→d, kernel and d→h are each phase's device time summed over the queues it ran on; total is\n"
+                     "the whole run, first copy in to last copy out, so where phases overlap (matmul's\n"
+                     "schedule=overlapped, bandwidth's direction=both) a phase can exceed it.",
           .options = {devices_option, variants_option, set_option, seed_option, warmup_option, json_option, csv_option,
                       report_option}},
          compare_command},
@@ -94,9 +103,15 @@ const std::vector<Command>& commands()
           .summary =
               "Measures every combination of the swept values on every selected device and variant: warm-up\n"
               "runs, then repeats (the first checked against the CPU reference), median and spread per point.\n"
-              "A progress bar shows on a terminal. CSV and JSON record the environment (duet version and\n"
-              "commit, devices, drivers, toolkit and OpenCL versions).\n"
-              "Values: --sweep n=1000,2000, or ranges: n=1024..16777216*4 (times 4), block=32..256+32 (plus 32).",
+              "Each column's median is taken on its own, so a row's figures may come from different repeats;\n"
+              "phases are timed as `duet compare --help` says (where they overlap, kernel ms can exceed\n"
+              "total ms). A progress bar shows on a terminal. CSV and JSON record the environment (duet\n"
+              "version and commit, compilers, devices, drivers, toolkit and OpenCL versions).\n"
+              "Values: --sweep n=1000,2000, or ranges: n=1024..16777216*4 (times 4), block=32..256+32 (plus 32).\n"
+              "At most " +
+              std::to_string(max_bench_points) +
+              " points (swept values multiplied, times variants, times devices); more is refused\n"
+              "before anything runs. Exit code 1 when a point is wrong or failed, or nothing was checked.",
           .options = {{"sweep", Kind::repeated, "k=v,...",
                        "a parameter and its values (repeatable: the cross product)"},
                       set_option,
@@ -133,11 +148,12 @@ void print_help(std::ostream& out)
         out << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') << spec.brief << "\n";
     }
     out << "\n`duet <command> --help` shows a command's options.\n\n"
-           "devices (SEL): opencl:0, cuda:1, opencl:gpu, opencl:cpu, gpu, cpu, or part of a device's name\n\n"
+           "devices (SEL): opencl:0, cuda:1, opencl:gpu, opencl:cpu, gpu, cpu, cuda or opencl (that backend's\n"
+           "first GPU, else its first device), or part of a device's name\n\n"
            "exit codes:\n"
            "  0  everything ran and agreed\n"
-           "  1  a result is wrong (it differs from the CPU reference or from another device) or a run failed;\n"
-           "     for doctor, a check failed\n"
+           "  1  a result is wrong (it differs from the CPU reference or from another device), a run failed,\n"
+           "     nothing was checked, or an output could not be written; for doctor, a check failed\n"
            "  2  the command cannot be carried out as asked: an unknown command, option, workload, device,\n"
            "     variant or parameter, a bad value, a backend asked for that is unavailable, or a variant the\n"
            "     device cannot run (duet run)\n\n"
@@ -197,7 +213,14 @@ int main(int argc, char** argv)
 {
     using namespace duet::cli;
     try {
-        return duet::cli::main(std::vector<std::string>(argv + 1, argv + argc));
+        const int code = duet::cli::main(std::vector<std::string>(argv + 1, argv + argc));
+        // A table lost to a full disk is as lost as a file: say so, and do not exit 0.
+        std::cout.flush();
+        if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+            std::cerr << "duet: cannot write standard output: " << std::strerror(errno) << "\n";
+            return exit_wrong;
+        }
+        return code;
     } catch (const UsageError& error) {
         std::cerr << "duet: " << error.what() << "\n";
         return exit_usage;

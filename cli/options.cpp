@@ -40,6 +40,28 @@ std::vector<std::string> split(const std::string& text, char separator)
     return pieces;
 }
 
+std::vector<std::string> list_items(const std::string& what, const std::string& text)
+{
+    if (text.empty()) {
+        throw UsageError(what + " has no values");
+    }
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        const auto end = comma == std::string::npos ? text.size() : comma;
+        if (end == start) {
+            throw UsageError(what + ": '" + text + "' has an empty item (number " + std::to_string(items.size() + 1) +
+                             "); remove the extra comma");
+        }
+        items.push_back(text.substr(start, end - start));
+        if (comma == std::string::npos) {
+            return items;
+        }
+        start = comma + 1;
+    }
+}
+
 std::string command_help(const CommandSpec& command)
 {
     std::string text = "usage: duet " + command.name + (command.arguments.empty() ? "" : " " + command.arguments) +
@@ -120,7 +142,7 @@ std::vector<std::string> Arguments::list(std::string_view option) const
     std::vector<std::string> items;
     if (const auto found = values_.find(std::string(option)); found != values_.end()) {
         for (const auto& value : found->second) {
-            for (auto& item : split(value, ',')) {
+            for (auto& item : list_items("--" + std::string(option), value)) {
                 items.push_back(std::move(item));
             }
         }

@@ -53,7 +53,8 @@ public:
     bool has(std::string_view option) const { return values_.contains(std::string(option)); }
     /// The last value given, or nullopt; "" for an optional_value given without one.
     std::optional<std::string> value(std::string_view option) const;
-    /// Every value of a repeated option, each split at commas: --devices a,b --devices c gives a, b, c.
+    /// Every value of a repeated option, each split at commas: --devices a,b --devices c gives a, b, c
+    /// (list_items: an empty item is a UsageError).
     std::vector<std::string> list(std::string_view option) const;
     /// Every value of a repeated k=v option, as a map; a value without '=' or a name given twice
     /// is a UsageError.
@@ -70,5 +71,9 @@ private:
 
 /// `text` split at `separator`, keeping empty pieces out.
 std::vector<std::string> split(const std::string& text, char separator);
+
+/// The comma-separated items of a list given to `what` ("--devices", "--sweep n"); an empty item
+/// ("a,,b", a comma at either end, or nothing at all) is a UsageError naming it, never dropped.
+std::vector<std::string> list_items(const std::string& what, const std::string& text);
 
 } // namespace duet::cli

@@ -1,12 +1,13 @@
 // Where a command's machine-readable output goes: standard output in place of the table, or a
 // file opened before any work starts, so that a long run never ends unable to save its results.
+// Every write is checked: one that fails is an error naming the file and why, never lost quietly.
 #pragma once
 
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <ostream>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "json.hpp"
@@ -14,26 +15,48 @@
 
 namespace duet::cli {
 
+/// A write to an output failed (a full disk, a closed pipe); the message names the output and why.
+class WriteError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class Output {
 public:
     /// For an option such as --json [FILE]: nullopt when absent; standard output when given
-    /// without a file (or with "-"); else FILE, created now. A file that cannot be created is a
+    /// without a file or with "-"; else FILE, created now. A file that cannot be created is a
     /// UsageError naming it.
     static std::optional<Output> from(const Arguments& arguments, std::string_view option);
-    /// FILE itself, created now; for options whose value is required (--report FILE).
-    static Output file(const std::filesystem::path& path);
 
     bool is_stdout() const { return !file_; }
-    std::ostream& stream();
+    /// "standard output", or the file's path.
+    const std::string& name() const { return name_; }
+    /// Writes `text` through to the file or standard output; a failed write throws WriteError.
+    void write(std::string_view text);
     /// `value`, then a newline.
     void write_json(const json::Value& value);
 
 private:
-    std::unique_ptr<std::ofstream> file_; ///< none for standard output
+    struct File;
+    std::string name_ = "standard output";
+    std::shared_ptr<File> file_; ///< none for standard output
 };
 
-/// The command's table goes to standard output unless one of `outputs` took it; two outputs
-/// asking for standard output is a UsageError.
-bool table_wanted(std::initializer_list<const std::optional<Output>*> outputs);
+/// A command's --json, --csv and --report, those of them it has, opened as Output::from opens
+/// them once they are known not to clash.
+struct Outputs {
+    std::optional<Output> json, csv, report;
+    bool table = true; ///< whether the table goes to standard output: none of them took it
+
+    /// Throws UsageError when two name the same file (after resolving ".", ".." and links) or
+    /// when more than one asks for standard output; checked before any file is created, so a
+    /// clash truncates nothing.
+    static Outputs open(const Arguments& arguments);
+
+    /// Writes to each output present the text its function makes, trying every one before
+    /// reporting: a failure is a WriteError naming every output that could not be written and why.
+    void write(const std::function<std::string()>& json_text, const std::function<std::string()>& csv_text,
+               const std::function<std::string()>& report_text);
+};
 
 } // namespace duet::cli

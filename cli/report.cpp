@@ -6,11 +6,12 @@
 #include "format.hpp"
 #include "workloads.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <span>
+#include <sstream>
 
 namespace duet::cli {
 
@@ -68,13 +69,14 @@ std::string page_start(const std::string& title)
            " &middot; " + escape(utc_time()) + "</p>\n";
 }
 
-std::string banner(const std::vector<std::string>& problems, const std::string& all_good)
+/// The verdict's summary, the same sentence the terminal prints, and its problems.
+std::string banner(const Verdict& verdict)
 {
+    const auto problems = verdict.problems();
     if (problems.empty()) {
-        return "<div class=\"banner ok\">" + escape(all_good) + "</div>\n";
+        return "<div class=\"banner ok\">" + escape(verdict.summary()) + "</div>\n";
     }
-    std::string html =
-        "<div class=\"banner wrong\"><strong>" + format::count(problems.size(), "problem") + "</strong><ul>";
+    std::string html = "<div class=\"banner wrong\"><strong>" + escape(verdict.summary()) + "</strong><ul>";
     for (const auto& problem : problems) {
         html += "<li>" + escape(problem) + "</li>";
     }
@@ -159,12 +161,21 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
     chart::BarChart phases{
         info.name + ": time per phase on the device clock", "ms", "phase_ms", {"h→d", "kernel", "d→h"}, {}, 0};
     std::string unit;
+    std::vector<std::string> rate_names;
+    bool overlap = false;
     for (const auto& run : runs) {
-        if (run.measured() && unit.empty()) {
-            unit = rate_unit(run.measurement.unit);
+        if (run.measured()) {
+            unit = unit.empty() ? rate_unit(run.measurement.unit) : unit;
+            rate_names.push_back(rate_name(run.measurement));
+            overlap = overlap || phases_overlap(run.measurement);
         }
     }
-    chart::BarChart rates{info.name + ": kernel rate (" + unit + ", higher is better)", unit, "rate", {"rate"}, {}, 0};
+    chart::BarChart rates{info.name + ": " + common_rate_name(rate_names) + " (" + unit + ", higher is better)",
+                          unit,
+                          "rate",
+                          {"rate"},
+                          {},
+                          0};
     std::vector<std::vector<Cell>> rows;
     for (const auto& run : runs) {
         const auto& m = run.measurement;
@@ -196,6 +207,9 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
     html += html_table({"device", "API", "variant", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate", "max error",
                         "device Δ", "result"},
                        rows);
+    if (overlap) {
+        html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
+    }
     const auto names = extra_names(runs);
     if (names.empty()) {
         return html;
@@ -247,8 +261,9 @@ std::string pairs_section(const std::vector<ApiPair>& pairs)
 
 } // namespace
 
-void write_compare_report(std::ostream& out, const Comparison& comparison)
+std::string compare_report(const Comparison& comparison)
 {
+    std::ostringstream out;
     std::string workloads;
     for (const auto& run : comparison.runs) {
         if (workloads.find(run.job.info.name) == std::string::npos) {
@@ -260,9 +275,7 @@ void write_compare_report(std::ostream& out, const Comparison& comparison)
            "of the same variant (the first that matched the reference). Seed "
         << comparison.seed << ", " << format::count(comparison.warmup, "warm-up run")
         << " before each measured run; times on the device clock.</p>\n";
-    out << banner(comparison.problems,
-                  format::count(comparison.runs.size(), "run") +
-                      ": all agree with the CPU reference and with each other (unsupported runs do not count).");
+    out << banner(comparison.verdict);
     out << backends_section();
     const auto colours = colours_of(comparison.runs);
     for (std::size_t first = 0; first < comparison.runs.size();) {
@@ -277,6 +290,7 @@ void write_compare_report(std::ostream& out, const Comparison& comparison)
     out << pairs_section(comparison.pairs);
     out << devices_section(devices_of(comparison.runs));
     out << page_end();
+    return out.str();
 }
 
 namespace {
@@ -290,10 +304,13 @@ std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std
                                         [&](const WorkloadParameter& p) { return p.name == x_sweep.parameter; });
     const bool categorical = parameter->type == WorkloadParameter::Type::choice;
     std::string unit = "rate";
-    std::vector<std::string> extra_names;
+    std::vector<std::string> extra_names, rate_names;
     for (const auto& point : bench.points) {
         if (point.measured() && unit == "rate") {
             unit = rate_unit(point.unit);
+        }
+        if (point.measured()) {
+            rate_names.push_back(point.rate_name);
         }
         for (const auto& [name, samples] : point.extras) {
             if (std::find(extra_names.begin(), extra_names.end(), name) == extra_names.end()) {
@@ -379,7 +396,8 @@ std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std
         return chart::lines(line);
     };
     const std::string& name = bench.info.name;
-    std::string html = chart_of(name + ": kernel rate against " + x_sweep.parameter + " (median, whiskers min to max)",
+    std::string html = chart_of(name + ": " + common_rate_name(rate_names) + " against " + x_sweep.parameter +
+                                    " (median, whiskers min to max)",
                                 unit, "rate", [](const Point& p) { return p.rate; });
     html += chart_of(name + ": kernel time against " + x_sweep.parameter, "kernel ms", "kernel_ms",
                      [](const Point& p) { return p.kernel_ms; });
@@ -399,13 +417,15 @@ std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std
 std::string point_bars(const Benchmark& bench, const std::map<std::string, std::string>& colours)
 {
     std::string unit;
-    chart::BarChart rates{bench.info.name + ": kernel rate (median)", "", "rate", {"rate"}, {}, 0};
+    std::vector<std::string> rate_names;
+    chart::BarChart rates{"", "", "rate", {"rate"}, {}, 0};
     chart::BarChart times{bench.info.name + ": kernel time (median)", "ms", "kernel_ms", {"kernel"}, {}, 0};
     for (const auto& point : bench.points) {
         if (!point.measured()) {
             continue;
         }
         unit = rate_unit(point.unit);
+        rate_names.push_back(point.rate_name);
         if (rates.groups.empty() || rates.groups.back().title != point.job.variant) {
             rates.groups.push_back({point.job.variant, {}});
             times.groups.push_back({point.job.variant, {}});
@@ -414,6 +434,7 @@ std::string point_bars(const Benchmark& bench, const std::map<std::string, std::
         rates.groups.back().bars.push_back({label, {summarise(point.rate).median}, colours.at(point.job.label)});
         times.groups.back().bars.push_back({label, {summarise(point.kernel_ms).median}, colours.at(point.job.label)});
     }
+    rates.title = bench.info.name + ": " + common_rate_name(rate_names) + " (median)";
     rates.unit = unit;
     return rates.groups.empty() ? "" : chart::bars(rates) + chart::bars(times);
 }
@@ -452,8 +473,9 @@ std::string points_table(const Benchmark& bench)
 
 } // namespace
 
-void write_bench_report(std::ostream& out, const Benchmark& bench)
+std::string bench_report(const Benchmark& bench)
 {
+    std::ostringstream out;
     out << page_start("duet bench: " + bench.info.name);
     std::string swept;
     for (const auto& sweep : bench.sweeps) {
@@ -466,14 +488,18 @@ void write_bench_report(std::ostream& out, const Benchmark& bench)
         << ". Fixed: " << escape(bench.fixed.empty() ? "defaults" : describe_settings(bench.info, bench.fixed)) << ". "
         << format::count(bench.warmup, "warm-up run") << ", then " << format::count(bench.repeats, "measured repeat")
         << " per point, the first checked against the CPU reference; seed " << bench.seed
-        << ". Times on the device clock.</p>\n";
-    out << banner(bench.problems, "Every point matches the CPU reference.");
+        << ". Times on the device clock; each column's median is taken on its own.</p>\n";
+    out << banner(bench.verdict);
     out << backends_section();
     const auto colours = colours_of(bench.points);
     out << "<h2>Charts</h2>\n" << (bench.sweeps.empty() ? point_bars(bench, colours) : sweep_charts(bench, colours));
     out << "<h2>Points</h2>\n" << points_table(bench);
+    if (std::any_of(bench.points.begin(), bench.points.end(), [](const Point& point) { return point.overlapped; })) {
+        out << "<p class=\"note\">" << escape(overlap_note) << "</p>\n";
+    }
     out << devices_section(devices_of(bench.points));
     out << page_end();
+    return out.str();
 }
 
 } // namespace duet::cli

@@ -2,7 +2,7 @@
 // fetched from the network) holding the environment, the tables and the charts.
 #pragma once
 
-#include <ostream>
+#include <string>
 
 #include "bench.hpp"
 #include "runs.hpp"
@@ -11,10 +11,10 @@ namespace duet::cli {
 
 /// Per workload: time per phase and rate on every device (CUDA and OpenCL side by side), the
 /// table, and for one GPU reached through both APIs the OpenCL/CUDA time ratios.
-void write_compare_report(std::ostream& out, const Comparison& comparison);
+std::string compare_report(const Comparison& comparison);
 
 /// Each metric (rate, kernel and total time, the workload's extras) against the first swept
 /// parameter, one line per variant, device and value of the other swept parameters.
-void write_bench_report(std::ostream& out, const Benchmark& bench);
+std::string bench_report(const Benchmark& bench);
 
 } // namespace duet::cli

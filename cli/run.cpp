@@ -27,16 +27,27 @@ void print_run(const Run& run, unsigned warmup)
         std::cout << to_string(run.status) << ": " << run.reason << "\n";
         return;
     }
+    const std::string rate = format::rate(m.rate()) + " " + rate_unit(m.unit);
+    const bool copy_rate = m.rate_ms > 0;
     Table table({{"phase"}, {"ms", Table::Align::right}, {"rate, clock"}});
     table.add_row({"host→device", format::milliseconds(m.h2d_ms), ""});
-    table.add_row({"kernel", format::milliseconds(m.kernel_ms), format::rate(m.rate()) + " " + rate_unit(m.unit)});
+    // A workload that times copies instead of a kernel has no kernel row to put its rate on.
+    if (!copy_rate || m.kernel_ms > 0) {
+        table.add_row({"kernel", format::milliseconds(m.kernel_ms), copy_rate ? "" : rate_name(m) + " " + rate});
+    }
     table.add_row({"device→host", format::milliseconds(m.d2h_ms), ""});
     table.add_row({"total", format::milliseconds(m.total_ms), "first copy in to last copy out, device clock"});
+    if (copy_rate) {
+        table.add_row({rate_name(m), format::milliseconds(m.rate_ms), rate});
+    }
     table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "host clock"});
     for (const auto& [name, value] : m.extras) {
-        table.add_row({name, format::exact(value), ""});
+        table.add_row({name, format::figure(value), ""});
     }
     table.print(std::cout);
+    if (phases_overlap(m)) {
+        std::cout << "\n" << overlap_note << "\n";
+    }
     std::cout << "\nmax error " << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
               << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"
               << (run.status == Status::ok ? "result: matches the CPU reference" : "result: WRONG: " + run.reason)
@@ -58,31 +69,36 @@ int run_command(const Arguments& arguments)
     const Device device = select_device(arguments.value("device").value_or(""));
     const Job job{workload,          info, variant, make_settings(info, arguments.assignments("set")), device,
                   device.selector(), seed};
-    auto json = Output::from(arguments, "json");
+    auto outputs = Outputs::open(arguments);
 
     const Run run = measure(job, warmup);
-    if (json) {
-        json->write_json(json::Object{{"schema", "duet.run/1"},
-                                      {"environment", environment_json(Registry::global())},
-                                      {"warmup", warmup},
-                                      {"run", run_json(run)}});
-    }
-    if (!json || !json->is_stdout()) {
+    if (outputs.table) {
         print_run(run, warmup);
     }
+    int code = exit_wrong;
     switch (run.status) {
     case Status::ok:
-        return exit_ok;
+        code = exit_ok;
+        break;
     case Status::unsupported:
-        std::cerr << "duet: " << info.name << "/" << job.variant << " cannot run on " << job.label << ": " << run.reason
-                  << "\n";
-        return exit_usage;
+        std::cerr << "duet: " << job_name(job) << " cannot run: " << run.reason << "\n";
+        code = exit_usage;
+        break;
     case Status::wrong:
     case Status::failed:
+        std::cerr << "duet: " << outcome(job_name(job), run.status, run.reason) << "\n";
         break;
     }
-    std::cerr << "duet: " << problems({run}).front() << "\n";
-    return exit_wrong;
+    outputs.write(
+        [&] {
+            return json::Value(json::Object{{"schema", "duet.run/1"},
+                                            {"environment", environment_json(Registry::global())},
+                                            {"warmup", warmup},
+                                            {"run", run_json(run)}})
+                .document();
+        },
+        {}, {});
+    return code;
 }
 
 } // namespace duet::cli

@@ -9,8 +9,8 @@
 #include "workloads.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <new>
@@ -58,6 +58,41 @@ std::optional<double> extra(const Measurement& measurement, const std::string& n
 std::string rate_unit(Measurement::Unit unit)
 {
     return unit == Measurement::Unit::flops ? "GFLOP/s" : "GB/s";
+}
+
+std::string rate_name(const Measurement& measurement)
+{
+    return measurement.rate_ms > 0 ? "copy rate" : "kernel rate";
+}
+
+std::string common_rate_name(const std::vector<std::string>& names)
+{
+    const bool shared = !names.empty() && std::all_of(names.begin(), names.end(),
+                                                      [&](const std::string& name) { return name == names.front(); });
+    return shared ? names.front() : "rate";
+}
+
+bool phases_overlap(const Measurement& measurement)
+{
+    // Phases timed one after another add up to the whole run, up to rounding.
+    const double phases = measurement.h2d_ms + measurement.kernel_ms + measurement.d2h_ms;
+    return phases > measurement.total_ms * (1 + 1e-9);
+}
+
+const std::string overlap_note =
+    "Where phases overlap (matmul's schedule=overlapped: one queue per product; bandwidth's direction=both), each "
+    "phase's time is summed over the queues it ran on, while total is the wall time of the whole run, first copy in "
+    "to last copy out: so a phase, the kernel time included, can exceed the total.";
+
+std::string job_name(const Job& job)
+{
+    return job.info.name + "/" + job.variant + " on " + job.label;
+}
+
+std::string outcome(const std::string& name, Status status, const std::string& reason)
+{
+    const bool named = status == Status::failed || status == Status::unsupported;
+    return name + ": " + (named ? to_string(status) + ": " : "") + reason;
 }
 
 Run execute(const Job& job, bool verify)
@@ -165,7 +200,8 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
                 opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
                 // No ratio where a phase does not exist (a copy has no kernel phase).
                 const auto ratio = [](double opencl_ms, double cuda_ms) {
-                    return cuda_ms > 0 && opencl_ms > 0 ? opencl_ms / cuda_ms : std::numeric_limits<double>::quiet_NaN();
+                    return cuda_ms > 0 && opencl_ms > 0 ? opencl_ms / cuda_ms
+                                                        : std::numeric_limits<double>::quiet_NaN();
                 };
                 pairs.push_back({cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label,
                                  opencl.job.label, ratio(opencl.measurement.kernel_ms, cuda.measurement.kernel_ms),
@@ -176,28 +212,87 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
     return pairs;
 }
 
-int exit_code(const std::vector<std::string>& problems, std::size_t total, const std::string& what)
+Verdict::Verdict(std::string noun, std::string agreement) : noun_(std::move(noun)), agreement_(std::move(agreement)) {}
+
+void Verdict::add(const std::string& name, Status status, const std::string& reason)
 {
+    ++total_;
+    switch (status) {
+    case Status::ok:
+        ++ok_;
+        return;
+    case Status::wrong:
+        ++wrong_;
+        run_problems_.push_back(outcome(name, status, reason));
+        return;
+    case Status::unsupported:
+        ++unsupported_;
+        unsupported_runs_.push_back(outcome(name, status, reason));
+        return;
+    case Status::failed:
+        ++failed_;
+        run_problems_.push_back(outcome(name, status, reason));
+        return;
+    }
+}
+
+void Verdict::add_problem(std::string problem)
+{
+    other_problems_.push_back(std::move(problem));
+}
+
+std::vector<std::string> Verdict::problems() const
+{
+    std::vector<std::string> all = other_problems_;
+    if (checked() == 0) {
+        // No result was judged, so nothing can be said to agree; the reasons are the answer.
+        all.push_back("nothing was checked: " +
+                      (total_ == 0 ? "there was no " + noun_ + " to run" : "no " + noun_ + " produced a result"));
+        all.insert(all.end(), unsupported_runs_.begin(), unsupported_runs_.end());
+    }
+    all.insert(all.end(), run_problems_.begin(), run_problems_.end());
+    return all;
+}
+
+std::string Verdict::summary() const
+{
+    std::string text = format::count(total_, noun_) + ": " + std::to_string(checked()) + " checked";
+    if (wrong_ > 0) {
+        text += " (" + std::to_string(wrong_) + " wrong)";
+    }
+    if (unsupported_ > 0) {
+        text += ", " + std::to_string(unsupported_) + " unsupported";
+    }
+    if (failed_ > 0) {
+        text += ", " + std::to_string(failed_) + " failed";
+    }
+    const auto found = problems();
+    if (checked() == 0) {
+        return text + ". Nothing was checked.";
+    }
+    if (found.empty()) {
+        return text + ". All " + agreement_ + ".";
+    }
+    return text + ". " + format::count(found.size(), "problem") + ".";
+}
+
+json::Value Verdict::counts_json() const
+{
+    return json::Object{{"total", total_}, {"checked", checked()},        {"ok", ok_},
+                        {"wrong", wrong_}, {"unsupported", unsupported_}, {"failed", failed_}};
+}
+
+int exit_code(const Verdict& verdict)
+{
+    const auto problems = verdict.problems();
     if (problems.empty()) {
         return exit_ok;
     }
-    std::cerr << "duet: " << problems.size() << " of " << total << " " << what << ":\n";
+    std::cerr << "duet: " << verdict.summary() << "\n";
     for (const auto& problem : problems) {
         std::cerr << "  " << problem << "\n";
     }
     return exit_wrong;
-}
-
-std::vector<std::string> problems(const std::vector<Run>& runs)
-{
-    std::vector<std::string> found;
-    for (const auto& run : runs) {
-        if (run.status == Status::wrong || run.status == Status::failed) {
-            found.push_back(run.job.info.name + "/" + run.job.variant + " on " + run.job.label + ": " +
-                            (run.status == Status::failed ? "failed: " : "") + run.reason);
-        }
-    }
-    return found;
 }
 
 Device select_device(const std::string& selector)
@@ -230,10 +325,14 @@ std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::
         devices.push_back(select_device(selector));
     }
     std::vector<std::pair<Device, std::string>> picked;
-    std::map<std::string, int> seen;
-    for (const auto& device : devices) {
-        const int count = ++seen[device.selector()];
-        picked.emplace_back(device, device.selector() + (count > 1 ? "#" + std::to_string(count) : ""));
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const auto first = std::find(devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(i), devices[i]);
+        if (first != devices.begin() + static_cast<std::ptrdiff_t>(i)) {
+            const auto earlier = static_cast<std::size_t>(first - devices.begin());
+            throw UsageError("--devices names " + device_title(devices[i]) + " twice ('" + selectors[earlier] +
+                             "' and '" + selectors[i] + "'); a device compared with itself proves nothing");
+        }
+        picked.emplace_back(devices[i], devices[i].selector());
     }
     return picked;
 }

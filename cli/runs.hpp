@@ -31,9 +31,14 @@ struct Job {
     std::string variant;
     Settings settings;
     Device device;
-    std::string label; ///< the device's selector; "opencl:0#2" when the same device was asked for twice
+    std::string label; ///< the device's selector, "opencl:0"
     std::uint64_t seed = 1;
 };
+
+/// "vector_add/default on opencl:0", as problems and progress name a job.
+std::string job_name(const Job& job);
+/// "<name>: <reason>", the reason led by "failed: " or "unsupported: " for those statuses.
+std::string outcome(const std::string& name, Status status, const std::string& reason);
 
 /// One measured run of a job and its verdict.
 struct Run {
@@ -76,28 +81,61 @@ struct ApiPair {
 };
 std::vector<ApiPair> api_pairs(const std::vector<Run>& runs);
 
+/// How the runs of a compare, or the points of a bench, came out: the one count and the one list
+/// of problems that the table, the JSON, the HTML report and the exit code all use.
+class Verdict {
+public:
+    /// `noun` is what is counted ("run", "point"); `agreement` what checked ones that are all
+    /// well do ("agree with the CPU reference").
+    Verdict(std::string noun, std::string agreement);
+
+    /// One run, named as job_name() names it, and how it came out.
+    void add(const std::string& name, Status status, const std::string& reason);
+    /// A problem outside any run, such as a workload plugin that did not load.
+    void add_problem(std::string problem);
+
+    std::size_t total() const { return total_; }
+    /// Runs that produced a result and had it judged: ok or wrong.
+    std::size_t checked() const { return ok_ + wrong_; }
+
+    /// Wrong and failed runs, the problems added, and when nothing was checked, that and why (each
+    /// unsupported run with its reason); empty only when everything asked for was checked and agreed.
+    std::vector<std::string> problems() const;
+    bool ok() const { return problems().empty(); }
+    /// "16 runs: 15 checked, 1 unsupported. All agree with the CPU reference." or, when not,
+    /// "... Nothing was checked." or "... 2 problems."
+    std::string summary() const;
+    /// total, checked, ok, wrong, unsupported, failed.
+    json::Value counts_json() const;
+
+private:
+    std::string noun_;
+    std::string agreement_;
+    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0;
+    std::vector<std::string> run_problems_; ///< wrong and failed runs
+    std::vector<std::string> unsupported_runs_;
+    std::vector<std::string> other_problems_;
+};
+
+/// exit_ok when `verdict` is ok; else exit_wrong, with its summary and problems on standard error.
+int exit_code(const Verdict& verdict);
+
 /// Everything `compare` found, for its table, JSON, CSV and report.
 struct Comparison {
     std::vector<Run> runs; ///< by workload, then variant, then device
     std::vector<ApiPair> pairs;
-    std::vector<std::string> problems;
+    Verdict verdict{"run", "agree with the CPU reference and with each other"};
     std::uint64_t seed = 1;
     unsigned warmup = 0;
 };
-
-/// "vector_add/default on opencl:0: <reason>" for every run that is wrong or failed.
-std::vector<std::string> problems(const std::vector<Run>& runs);
-
-/// The exit code for a command whose runs found `problems`, listed on standard error as
-/// "duet: 2 of 40 <what>:" when there are any.
-int exit_code(const std::vector<std::string>& problems, std::size_t total, const std::string& what);
 
 /// The device `selector` names, or the default device (DUET_DEVICE, else the first GPU) for an
 /// empty one; an unknown or unavailable device is a UsageError that lists the devices that exist.
 Device select_device(const std::string& selector);
 
 /// The devices --devices names (every device when it names none), each with its label.
-/// An unknown or unavailable device is a UsageError that lists the devices that exist.
+/// An unknown or unavailable device is a UsageError that lists the devices that exist, and so is
+/// a device named twice (by any two selectors), which would only be compared with itself.
 std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::string>& selectors);
 
 /// The names of the workloads' own figures (Measurement::extras) in `runs`, in the order first seen.
@@ -107,6 +145,16 @@ std::optional<double> extra(const Measurement& measurement, const std::string& n
 
 /// "GB/s" or "GFLOP/s".
 std::string rate_unit(Measurement::Unit unit);
+/// What the rate is over: "copy rate" where the workload timed host-device copies
+/// (Measurement::rate_ms, the bandwidth workload), else "kernel rate".
+std::string rate_name(const Measurement& measurement);
+/// The name shared by the rates in `names`, or "rate" when they differ.
+std::string common_rate_name(const std::vector<std::string>& names);
+
+/// Whether the phases of `measurement` ran at once: together they took longer than the whole run.
+bool phases_overlap(const Measurement& measurement);
+/// How to read phase times that overlap, shown wherever such figures are.
+extern const std::string overlap_note;
 
 json::Value run_json(const Run& run);
 json::Value pair_json(const ApiPair& pair);

@@ -82,11 +82,17 @@ json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, 
         if (value == values.end()) {
             continue;
         }
-        if (parameter.type == WorkloadParameter::Type::choice) {
-            object.emplace_back(parameter.name, value->second);
-        } else {
-            // Settings accepted the text, so it parses as a number.
+        // Settings accepted the text, so it parses as the parameter's type.
+        switch (parameter.type) {
+        case WorkloadParameter::Type::integer:
+            object.emplace_back(parameter.name, std::stoll(value->second));
+            break;
+        case WorkloadParameter::Type::real:
             object.emplace_back(parameter.name, std::stod(value->second));
+            break;
+        case WorkloadParameter::Type::choice:
+            object.emplace_back(parameter.name, value->second);
+            break;
         }
     }
     return object;

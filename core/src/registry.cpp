@@ -252,9 +252,11 @@ Device Registry::select(std::string_view selector) const
         detail::fail<NotFound>("duet", "Registry::select", why + "\n" + device_list(devices_, backends_));
     };
     const auto colon = wanted.find(':');
-    if (colon != std::string::npos) {
+    const bool backend_alone =
+        std::any_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b.name == wanted; });
+    if (colon != std::string::npos || backend_alone) {
         const std::string backend = wanted.substr(0, colon);
-        const std::string which = wanted.substr(colon + 1);
+        const std::string which = colon == std::string::npos ? "" : wanted.substr(colon + 1);
         const auto info = std::find_if(backends_.begin(), backends_.end(), [&](const auto& b) { return b.name == backend; });
         if (info == backends_.end()) {
             return not_found("no backend named '" + backend + "' in selector '" + std::string(selector) + "'");
@@ -267,6 +269,18 @@ Device Registry::select(std::string_view selector) const
         std::vector<Device> candidates;
         std::copy_if(devices_.begin(), devices_.end(), std::back_inserter(candidates),
                      [&](const Device& d) { return d.backend() == backend; });
+        if (which.empty()) {
+            // The backend's name alone: its first GPU, else its first device, as default_device() picks.
+            const auto gpu = std::find_if(candidates.begin(), candidates.end(),
+                                          [](const Device& d) { return d.properties().type == DeviceType::gpu; });
+            if (gpu != candidates.end()) {
+                return *gpu;
+            }
+            if (!candidates.empty()) {
+                return candidates.front();
+            }
+            return not_found("the " + backend + " backend has no devices");
+        }
         const bool numeric = !which.empty() && which.size() < 10 && std::all_of(which.begin(), which.end(), ::isdigit);
         if (numeric) {
             const auto index = std::stoul(which);
@@ -294,7 +308,17 @@ Device Registry::select(std::string_view selector) const
 Device Registry::default_device() const
 {
     if (const char* selector = std::getenv("DUET_DEVICE"); selector != nullptr && *selector != '\0') {
-        return select(selector);
+        // The selector came from the environment, not the command line: say where to fix it.
+        const auto named = [&](const Error& error) {
+            return "DUET_DEVICE=" + std::string(selector) + ": " + error.message();
+        };
+        try {
+            return select(selector);
+        } catch (const NotFound& error) {
+            detail::fail<NotFound>("duet", "Registry::default_device", named(error));
+        } catch (const Unavailable& error) {
+            detail::fail<Unavailable>(error.backend(), "Registry::default_device", named(error));
+        }
     }
     const auto gpu = std::find_if(devices_.begin(), devices_.end(),
                                   [](const Device& d) { return d.properties().type == DeviceType::gpu; });

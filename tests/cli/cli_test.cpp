@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -292,6 +296,182 @@ TEST(Cli, AUserWorkloadOnThePluginPathIsListedAndRuns)
     EXPECT_THAT(run.out, HasSubstr("matches the CPU reference"));
 }
 
+TEST(Cli, ABackendNameAloneSelectsThatBackendsDefaultDevice)
+{
+    for (const auto& backend : devices_json()["backends"].array()) {
+        const std::string name = backend["name"].string();
+        const auto result = run_duet(std::vector<std::string>{"run", "vector_add", "--device", name, "--json"} + small);
+        if (!backend["loaded"].boolean()) {
+            EXPECT_EQ(result.exit_code, 2) << name;
+            EXPECT_THAT(result.err, HasSubstr("the " + name + " backend, which is unavailable")) << name;
+            continue;
+        }
+        // The backend's first GPU, else its first device.
+        std::string expected;
+        for (const auto& device : devices_json()["devices"].array()) {
+            if (device["backend"].string() == name && (expected.empty() || device["type"].string() == "gpu")) {
+                expected = device["selector"].string();
+                if (device["type"].string() == "gpu") {
+                    break;
+                }
+            }
+        }
+        if (expected.empty()) {
+            EXPECT_EQ(result.exit_code, 2) << name;
+            continue;
+        }
+        ASSERT_EQ(result.exit_code, 0) << name << ": " << result.err;
+        EXPECT_EQ(parse_or_fail(result.out)["run"]["selector"].string(), expected) << name;
+    }
+}
+
+TEST(Cli, ABadDuetDeviceIsNamedAsTheVariable)
+{
+    const auto result = run_duet({"run", "vector_add"}, {{"DUET_DEVICE", "garbage"}});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("DUET_DEVICE=garbage: no device matches 'garbage'"));
+}
+
+/// The value printed on the line of `name` in a `duet run` table.
+std::string figure_in(const std::string& table, const std::string& name)
+{
+    const auto line = table.find("\n  " + name + " ");
+    if (line == std::string::npos) {
+        return "";
+    }
+    const auto start = table.find_first_not_of(' ', line + 3 + name.size());
+    return table.substr(start, table.find_first_of(" \n", start) - start);
+}
+
+/// The significant digits of a number as printed: "0.002458" and "52.36" have 4.
+std::size_t significant_digits(const std::string& text)
+{
+    std::string digits;
+    std::copy_if(text.begin(), text.end(), std::back_inserter(digits), [](char c) { return std::isdigit(c) != 0; });
+    return digits.size() - std::min(digits.find_first_not_of('0'), digits.size());
+}
+
+TEST(Cli, RunPrintsFiguresWithSensiblePrecisionAndWholeNumbersAsIntegers)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir out;
+    const std::string json_path = (out.path() / "run.json").string();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"run", "mat_add", "--set", "width=1000", "--set", "height=7"},
+          std::vector<std::string>{"run", "bandwidth", "--variant", "pageable", "--set", "bytes=65536"}}) {
+        const auto result =
+            run_duet(args + std::vector<std::string>{"--device", device, "--warmup", "0", "--json", json_path});
+        ASSERT_EQ(result.exit_code, 0) << result.err;
+        const auto json = parse_or_fail(read_file(json_path));
+        ASSERT_FALSE(json["run"]["extras"].members().empty()) << args[1];
+        for (const auto& [name, value] : json["run"]["extras"].members()) {
+            const std::string shown = figure_in(result.out, name);
+            ASSERT_FALSE(shown.empty()) << name << " in\n" << result.out;
+            EXPECT_NE(shown.back(), '.') << name;
+            const double exact = value.number();
+            if (exact == std::floor(exact) || std::abs(exact) >= 1000) {
+                EXPECT_EQ(shown, std::to_string(std::llround(exact))) << name;
+            } else {
+                EXPECT_LE(significant_digits(shown), 4u) << name << " shown as " << shown;
+                EXPECT_NEAR(std::stod(shown), exact, std::abs(exact) * 1e-3) << name;
+            }
+        }
+    }
+}
+
+TEST(Cli, RunOfACopyShowsACopyRateAndNoKernelRow)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(
+        {"run", "bandwidth", "--variant", "pinned", "--set", "bytes=65536", "--device", device, "--warmup", "0"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr("\n  copy rate "));
+    EXPECT_THAT(result.out, Not(HasSubstr("\n  kernel ")));
+    EXPECT_THAT(result.out, Not(HasSubstr("kernel rate")));
+    const auto kernel = run_duet(std::vector<std::string>{"run", "vector_add", "--device", device} + small);
+    EXPECT_THAT(kernel.out, HasSubstr("kernel rate"));
+}
+
+// --- output ---
+
+TEST(Cli, IntegersInJsonStayExactIntegers)
+{
+    const auto result =
+        run_duet({"compare", "vector_add", "--seed", "18446744073709551615", "--json", "--devices", "no_such_device"});
+    EXPECT_EQ(result.exit_code, 2) << "the seed is fine, the device is not";
+    REQUIRE_A_DEVICE(device);
+    const auto compared = run_duet(std::vector<std::string>{"compare", "vector_add", "--seed", "18446744073709551615",
+                                                            "--devices", device, "--json"} +
+                                   small);
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    const auto json = parse_or_fail(compared.out);
+    EXPECT_EQ(json["seed"].number_text(), "18446744073709551615");
+    EXPECT_EQ(json["runs"].array().front()["settings"]["n"].number_text(), "1000");
+    // A strict reader of uint64 takes every device limit as written (2^64 would be out of range).
+    for (const auto& listed : devices_json()["devices"].array()) {
+        for (const char* key : {"max_grid_dims", "max_block_dims"}) {
+            if (listed[key].is_null()) {
+                continue;
+            }
+            for (const auto& size : listed[key].array()) {
+                const std::string& text = size.number_text();
+                std::uint64_t value = 0;
+                const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+                EXPECT_TRUE(error == std::errc() && end == text.data() + text.size()) << key << " " << text;
+            }
+        }
+    }
+}
+
+TEST(Cli, AFailedWriteExitsOneNamingTheFileAndWhy)
+{
+    if (!std::filesystem::exists("/dev/full")) {
+        GTEST_SKIP() << "no /dev/full to fill";
+    }
+    REQUIRE_A_DEVICE(device);
+    const TempDir out;
+    const std::string json_path = (out.path() / "compare.json").string();
+    const auto result = run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--report",
+                                                          "/dev/full", "--json", json_path} +
+                                 small);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_THAT(result.err, HasSubstr("cannot write /dev/full: No space left on device"));
+    EXPECT_EQ(parse_or_fail(read_file(json_path))["schema"].string(), "duet.compare/1")
+        << "the outputs that could be written are";
+    const auto run =
+        run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json", "/dev/full"} + small);
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_THAT(run.err, HasSubstr("cannot write /dev/full"));
+}
+
+TEST(Cli, TwoOutputsToOneFileAreRefusedBeforeAnythingIsOverwritten)
+{
+    const TempDir out;
+    const auto path = out.path() / "results";
+    std::ofstream(path) << "kept\n";
+    const std::string same = (out.path() / "." / "results").string();
+    const auto result = run_duet({"compare", "vector_add", "--json", path.string(), "--csv", same, "--set", "n=1000"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_THAT(result.err, HasSubstr("are the same file"));
+    EXPECT_EQ(read_file(path.string()), "kept\n");
+    EXPECT_EQ(run_duet({"bench", "vector_add", "--report", path.string(), "--json", path.string()}).exit_code, 2);
+}
+
+TEST(Cli, ADashMeansStandardOutputForEveryOutput)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto report =
+        run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--report", "-"} + small);
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_EQ(report.out.rfind("<!DOCTYPE html>", 0), 0u) << "the report in place of the table";
+    const auto json =
+        run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--json", "-"} + small);
+    EXPECT_EQ(parse_or_fail(json.out)["schema"].string(), "duet.compare/1");
+    const auto both = run_duet({"compare", "vector_add", "--report", "-", "--csv"});
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_THAT(both.err, HasSubstr("only one of --csv and --report can go to standard output"));
+}
+
 // --- compare ---
 
 TEST(Cli, CompareExitsZeroWhenEverythingAgrees)
@@ -340,7 +520,7 @@ TEST(Cli, CompareCsvStartsWithItsHeader)
     EXPECT_EQ(first_line(result.out),
               "workload,variant,settings,device,device_name,api,driver_version,api_version,backend_version,status,"
               "reason,h2d_ms,kernel_ms,d2h_ms,total_ms,reference_ms,rate,rate_unit,max_error,tolerance,baseline,"
-              "difference,allowed_difference,seed,duet_version,duet_commit");
+              "difference,allowed_difference,seed,duet_version,duet_commit,compiler,cuda_compiler");
     EXPECT_EQ(line_count(result.out), 2u);
 }
 
@@ -357,24 +537,107 @@ TEST(Cli, CompareExitsOneNamingAResultThatDiffersFromTheReference)
 
 TEST(Cli, CompareExitsOneWhenDevicesDisagreeThoughEachClaimsToMatch)
 {
-    REQUIRE_A_DEVICE(device);
-    // The same device twice: the drift variant's second run is off by 1e-3, which only comparing
-    // the two outputs can see.
+    // Two devices: the machine's own, or else PoCL asked for two CPU devices.
+    EnvChanges env = wrong_plugins;
+    auto devices = run_duet({"devices", "--json"});
+    if (devices_json()["devices"].array().size() < 2) {
+        env["POCL_DEVICES"] = "pthread pthread";
+        devices = run_duet({"devices", "--json"}, env);
+    }
+    const auto listed = parse_or_fail(devices.out);
+    const auto& found = listed["devices"].array();
+    if (found.size() < 2) {
+        GTEST_SKIP() << "fewer than two devices, and PoCL gives no second; " << backend_reasons();
+    }
+    const std::string first = found[0]["selector"].string(), second = found[1]["selector"].string();
+    // The drift variant's second run is off by 1e-3, which only comparing the two outputs can see.
     const auto result = run_duet(
-        std::vector<std::string>{"compare", "wrong", "--variants", "drift", "--devices", device + "," + device} + small,
-        wrong_plugins);
+        std::vector<std::string>{"compare", "wrong", "--variants", "drift", "--devices", first + "," + second} + small,
+        env);
     EXPECT_EQ(result.exit_code, 1) << result.out;
-    EXPECT_THAT(result.err, HasSubstr("wrong/drift on " + device + "#2: differs from " + device + " by 1.0e-03"));
+    EXPECT_THAT(result.err, HasSubstr("wrong/drift on " + second + ": differs from " + first + " by 1.0e-03"));
 }
 
-TEST(Cli, CompareShowsUnsupportedRunsWithoutCountingThemAsDisagreement)
+TEST(Cli, CompareRefusesADeviceNamedTwiceByAnySelector)
 {
     REQUIRE_A_DEVICE(device);
+    const auto twice = run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device + "," + device});
+    EXPECT_EQ(twice.exit_code, 2);
+    EXPECT_THAT(twice.err, HasSubstr("--devices names " + device));
+    EXPECT_THAT(twice.err, HasSubstr("twice"));
+    // The first device is the first of its type, so its type selects it too.
+    const std::string type = devices_json()["devices"].array().front()["type"].string();
+    const auto by_type = run_duet({"compare", "vector_add", "--devices", device + "," + type});
+    EXPECT_EQ(by_type.exit_code, 2);
+    EXPECT_THAT(by_type.err, HasSubstr("twice ('" + device + "' and '" + type + "')"));
+    EXPECT_EQ(run_duet({"bench", "vector_add", "--devices", type + "," + device}).exit_code, 2);
+}
+
+TEST(Cli, CompareCountsUnsupportedRunsTheSameWayEverywhereWithoutCallingThemDisagreement)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir out;
+    const std::string json_path = (out.path() / "compare.json").string();
+    const std::string report_path = (out.path() / "compare.html").string();
     const auto result =
-        run_duet(std::vector<std::string>{"compare", "wrong", "--variants", "unsupported", "--devices", device} + small,
+        run_duet(std::vector<std::string>{"compare", "all", "--variants", "default,unsupported", "--devices", device,
+                                          "--json", json_path, "--report", report_path} +
+                     small,
                  wrong_plugins);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_THAT(result.out, HasSubstr("unsupported: this variant is unsupported on purpose"));
+    const std::string summary =
+        "2 runs: 1 checked, 1 unsupported. All agree with the CPU reference and with each other.";
+    EXPECT_THAT(result.out, HasSubstr(summary));
+    EXPECT_THAT(read_file(report_path), HasSubstr(summary));
+    const auto json = parse_or_fail(read_file(json_path));
+    EXPECT_TRUE(json["agree"].boolean());
+    EXPECT_EQ(json["runs"].array().size(), 2u);
+    EXPECT_EQ(json["counts"]["total"].number(), 2);
+    EXPECT_EQ(json["counts"]["checked"].number(), 1);
+    EXPECT_EQ(json["counts"]["unsupported"].number(), 1);
+}
+
+TEST(Cli, CompareInWhichNothingWasCheckedExitsOneSayingWhy)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet(
+        std::vector<std::string>{"compare", "wrong", "--variants", "unsupported", "--devices", device, "--json"} +
+            small,
+        wrong_plugins);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_THAT(result.err, HasSubstr("nothing was checked"));
+    EXPECT_THAT(result.err, HasSubstr("wrong/unsupported on " + device + ": unsupported: this variant is unsupported"));
+    const auto json = parse_or_fail(result.out);
+    EXPECT_FALSE(json["agree"].boolean());
+    EXPECT_EQ(json["counts"]["checked"].number(), 0);
+
+    // As users met it: OpenCL has no write-combined memory, so this compare checks nothing.
+    const std::string opencl = first_device("opencl");
+    if (!opencl.empty()) {
+        const auto write_combined = run_duet({"compare", "bandwidth", "--variants", "write_combined", "--set",
+                                              "bytes=1024", "--devices", opencl, "--warmup", "0"});
+        EXPECT_EQ(write_combined.exit_code, 1) << write_combined.out;
+        EXPECT_THAT(write_combined.out, HasSubstr("Nothing was checked."));
+        EXPECT_THAT(write_combined.out, Not(HasSubstr("all agree")));
+        EXPECT_THAT(write_combined.err, HasSubstr("write-combined"));
+    }
+}
+
+TEST(Cli, CompareAllReportsAWorkloadPluginThatDidNotLoad)
+{
+    REQUIRE_A_DEVICE(device);
+    const TempDir plugins;
+    const auto broken = plugins.path() / "libduet_workload_broken.so";
+    std::ofstream(broken) << "not a shared library\n";
+    const std::string report_path = (plugins.path() / "compare.html").string();
+    const auto result = run_duet(std::vector<std::string>{"compare", "all", "--variants", "default", "--devices",
+                                                          device, "--report", report_path} +
+                                     small,
+                                 {{"DUET_PLUGIN_PATH", plugins.path().string()}});
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    EXPECT_THAT(result.err, HasSubstr("workload plugin 'broken' did not load (" + broken.string() + ")"));
+    EXPECT_THAT(read_file(report_path), HasSubstr("workload plugin 'broken' did not load"));
 }
 
 TEST(Cli, CompareWithAnUnknownDeviceListsTheDevicesThatExist)
@@ -464,6 +727,7 @@ TEST(Cli, BenchSweepsTheCrossProductAndRecordsTheEnvironment)
               0u)
         << first_line(csv);
     EXPECT_EQ(line_count(csv), 5u);
+    EXPECT_THAT(first_line(csv), HasSubstr(",compiler,cuda_compiler"));
 
     const std::string html = read_file(report_path);
     EXPECT_THAT(html, HasSubstr("<polyline"));
@@ -491,6 +755,49 @@ TEST(Cli, BenchOverAParameterTheWorkloadLacksNamesTheParametersItHas)
     const auto bad_value = run_duet({"bench", "vector_add", "--sweep", "block=64,4096"});
     EXPECT_EQ(bad_value.exit_code, 2) << "every point is checked before the first run";
     EXPECT_THAT(bad_value.err, HasSubstr("'block'"));
+}
+
+TEST(Cli, BenchCapsTheNumberOfPointsBeforeBuildingThem)
+{
+    const auto million = run_duet({"bench", "vector_add", "--sweep", "n=1..1000", "--sweep", "block=1..1000"});
+    EXPECT_EQ(million.exit_code, 2);
+    EXPECT_THAT(million.err, HasSubstr("1000 n values x 1000 block values x 1 variant x "));
+    EXPECT_THAT(million.err, HasSubstr("the most one bench may measure is 10000"));
+    // 10^9 combinations once died in std::bad_alloc; now they are only counted.
+    const auto billion =
+        run_duet({"bench", "matmul", "--sweep", "m=1..1000", "--sweep", "n=1..1000", "--sweep", "k=1..1000"});
+    EXPECT_EQ(billion.exit_code, 2) << billion.err;
+    EXPECT_THAT(billion.err, HasSubstr("1000 m values x 1000 n values x 1000 k values"));
+    EXPECT_THAT(billion.err, HasSubstr("the most one bench may measure is 10000"));
+    EXPECT_THAT(run_duet({"bench", "--help"}).out, HasSubstr("At most 10000 points"));
+}
+
+TEST(Cli, BenchRefusesAnEmptyItemInASweep)
+{
+    for (const char* sweep : {"n=1024,,2048", "n=1024,", "n=,1024"}) {
+        const auto result = run_duet({"bench", "vector_add", "--sweep", sweep});
+        EXPECT_EQ(result.exit_code, 2) << sweep;
+        EXPECT_THAT(result.err, HasSubstr("has an empty item")) << sweep;
+        EXPECT_THAT(result.err, HasSubstr(std::string(sweep).substr(2))) << sweep;
+    }
+    const auto devices = run_duet({"compare", "vector_add", "--devices", "opencl:0,,opencl:1"});
+    EXPECT_EQ(devices.exit_code, 2);
+    EXPECT_THAT(devices.err, HasSubstr("--devices: 'opencl:0,,opencl:1' has an empty item"));
+}
+
+TEST(Cli, BenchInWhichNothingWasCheckedExitsOne)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet({"bench", "wrong", "--variants", "unsupported", "--devices", device, "--repeats", "1",
+                                  "--warmup", "0", "--json"},
+                                 wrong_plugins);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.err, HasSubstr("nothing was checked"));
+    EXPECT_THAT(result.err, HasSubstr("unsupported: this variant is unsupported on purpose"));
+    const auto json = parse_or_fail(result.out);
+    EXPECT_FALSE(json["ok"].boolean());
+    EXPECT_EQ(json["counts"]["total"].number(), 1);
+    EXPECT_EQ(json["counts"]["checked"].number(), 0);
 }
 
 // --- cache ---

@@ -53,6 +53,14 @@ const std::vector<Value>& Value::array() const
     return items_;
 }
 
+const std::vector<std::pair<std::string, Value>>& Value::members() const
+{
+    if (type_ != Type::object) {
+        wrong("not an object");
+    }
+    return members_;
+}
+
 bool Value::has(const std::string& key) const
 {
     for (const auto& [name, value] : members_) {

@@ -20,6 +20,8 @@ public:
     const std::string& number_text() const;
     const std::string& string() const;
     const std::vector<Value>& array() const;
+    /// An object's members, in the order written.
+    const std::vector<std::pair<std::string, Value>>& members() const;
     bool has(const std::string& key) const;
     /// The member `key` of an object; throws naming the key when there is none.
     const Value& operator[](const std::string& key) const;

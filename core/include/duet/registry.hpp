@@ -37,11 +37,13 @@ public:
     const std::vector<BackendInfo>& backends() const { return backends_; }
     const std::vector<Device>& devices() const { return devices_; }
 
-    /// "opencl:0", "cuda:1", "opencl:gpu", "opencl:cpu", "gpu", or a substring of a device name.
+    /// "opencl:0", "cuda:1", "opencl:gpu", "opencl:cpu", "gpu", a backend's name alone ("cuda":
+    /// its first GPU, else its first device), or a substring of a device name.
     /// Unknown selectors throw NotFound listing the devices that exist; a backend that did not
     /// load throws Unavailable with its reason.
     Device select(std::string_view selector) const;
-    /// DUET_DEVICE when set, else the first GPU, else the first device.
+    /// DUET_DEVICE when set, else the first GPU, else the first device. A DUET_DEVICE that selects
+    /// nothing throws as select() does, the message led by "DUET_DEVICE=<value>: ".
     Device default_device() const;
 
 private:
