@@ -35,6 +35,7 @@ Queue Device::create_queue() const
     auto queue = std::make_shared<detail::QueueState>();
     queue->device = state_;
     state_->check(state_->backend->require(state_->api().queue_create, "queues")(state_->handle, &queue->handle));
+    state_->add_queue(*queue);
     return Queue(std::move(queue));
 }
 
@@ -142,6 +143,32 @@ HostBuffer Device::register_host(void* pointer, std::size_t bytes) const
         state_->handle, pointer, bytes, &host->handle));
     return HostBuffer(std::move(host));
 }
+
+namespace detail {
+
+void DeviceState::add_queue(const QueueState& queue) const
+{
+    const std::lock_guard lock(queues_mutex_);
+    queues_.push_back(&queue);
+}
+
+void DeviceState::remove_queue(const QueueState& queue) const
+{
+    const std::lock_guard lock(queues_mutex_);
+    std::erase(queues_, &queue);
+}
+
+void DeviceState::finish_queues() const noexcept
+{
+    // Held while waiting, so that no listed queue is released meanwhile (QueueState's destructor
+    // delists its queue under this lock before releasing it).
+    const std::lock_guard lock(queues_mutex_);
+    for (const QueueState* queue : queues_) {
+        api().queue_finish(queue->handle);
+    }
+}
+
+} // namespace detail
 
 NativeDevice Device::native() const
 {

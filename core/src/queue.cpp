@@ -384,6 +384,10 @@ namespace detail {
 QueueState::~QueueState()
 {
     if (handle != nullptr) {
+        // Work still queued may read host memory that is freed next (unwinding frees what was
+        // declared after the queue first); a failure here has nowhere to go and is dropped.
+        device->api().queue_finish(handle);
+        device->remove_queue(*this);
         device->api().queue_release(handle);
     }
 }

@@ -71,6 +71,7 @@ const State& live(const std::shared_ptr<State>& state, const char* call, const c
 }
 
 struct ProgramState;
+struct QueueState;
 
 struct DeviceState {
     std::shared_ptr<const Backend> backend;
@@ -85,6 +86,19 @@ struct DeviceState {
 
     const duet_backend_v1& api() const { return backend->api(); }
     void check(duet_status status) const { backend->check(status); }
+
+    /// The queues alive on this device, so that freeing host memory can first wait for the work
+    /// that may still read or write it. A queue is listed once created and delisted only after
+    /// its work is done, just before its handle is released.
+    void add_queue(const QueueState& queue) const;
+    void remove_queue(const QueueState& queue) const;
+    /// Waits for the work of every live queue, as cuMemFreeHost does; never throws (it runs in
+    /// destructors), and a queue that fails to finish is skipped.
+    void finish_queues() const noexcept;
+
+private:
+    mutable std::mutex queues_mutex_;
+    mutable std::vector<const QueueState*> queues_;
 };
 
 struct BufferState {
