@@ -64,6 +64,7 @@ BufferState::~BufferState()
     if (handle != nullptr) {
         device->api().buffer_release(handle);
     }
+    device->refund(charged);
 }
 
 HostState::~HostState()

@@ -96,15 +96,24 @@ struct DeviceState {
     /// destructors), and a queue that fails to finish is skipped.
     void finish_queues() const noexcept;
 
+    /// Counts `bytes` of a new buffer against the device's global memory, or throws OutOfMemory
+    /// naming the request, the bytes in use and the limit. Some drivers (PoCL) abort the process
+    /// when buffers that each fit exceed the memory together, so the core refuses first.
+    void charge(std::size_t bytes, const char* call) const;
+    void refund(std::size_t bytes) const noexcept;
+
 private:
     mutable std::mutex queues_mutex_;
     mutable std::vector<const QueueState*> queues_;
+    mutable std::mutex memory_mutex_;
+    mutable std::uint64_t bytes_in_use_ = 0; ///< of the device's live duet buffers
 };
 
 struct BufferState {
     std::shared_ptr<const DeviceState> device;
     duet_buffer handle = nullptr;
     std::size_t bytes = 0;
+    std::size_t charged = 0;             ///< bytes counted against the device's memory, refunded on release
     std::shared_ptr<const void> aliased; ///< host memory a device view aliases, kept alive by it
     ~BufferState();
 };
