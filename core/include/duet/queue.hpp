@@ -1,6 +1,5 @@
 // An in-order queue of copies, fills and launches (cl_command_queue / CUstream). Every operation
-// is non-blocking: host memory handed to a copy must stay valid until the queue has passed it
-// (finish(), or an Event recorded after it). Arguments are checked before anything is enqueued.
+// is non-blocking; arguments are checked before anything is enqueued.
 #pragma once
 
 #include <array>
@@ -70,6 +69,17 @@ struct Extent {
     std::size_t depth = 1;
 };
 
+/// Lifetimes: work on a queue never outlives what it reads or writes. Releasing a queue (its last
+/// copy going) waits for its work; freeing a HostBuffer waits for every live queue of its device.
+/// Host memory the caller owns (a std::vector, a plain array) is not duet's to wait for: keep it
+/// alive until finish() or an Event recorded after the copy has completed, or declare the queue
+/// after it, so that unwinding releases (and so waits for) the queue first.
+///
+/// Threads: one queue may be used from several threads at once, and so may each thread's own
+/// queue of one device. Each call is enqueued whole; calls from different threads run in the
+/// order they reach the queue, so order them with finish() or events where it matters. As with
+/// std::shared_ptr, copies of a Queue may be used and destroyed on different threads, but one
+/// Queue variable assigned on one thread while another uses it needs the caller's lock.
 class Queue {
 public:
     explicit Queue(std::shared_ptr<const detail::QueueState> state) : state_(std::move(state)) {}
