@@ -35,8 +35,7 @@ void build(duet_program_s& program, const char* options, bool from_source)
     std::string all_options = options ? options : "";
     if (from_source)
         all_options += " -cl-kernel-arg-info";
-    const cl_int code =
-        clBuildProgram(program.program, 1, &program.device->id, all_options.c_str(), nullptr, nullptr);
+    const cl_int code = clBuildProgram(program.program, 1, &program.device->id, all_options.c_str(), nullptr, nullptr);
     // NVIDIA's binaries are PTX text, which clCreateProgramWithBinary takes unread: a bad one
     // shows only here.
     if (code == CL_INVALID_BINARY)
@@ -47,8 +46,8 @@ void build(duet_program_s& program, const char* options, bool from_source)
              "clBuildProgram", code, error_name(code));
     }
     if (code == CL_INVALID_BUILD_OPTIONS)
-        fail(DUET_ERROR_BUILD, "the compiler refused the options \"" + all_options + "\"",
-             "clBuildProgram", code, error_name(code));
+        fail(DUET_ERROR_BUILD, "the compiler refused the options \"" + all_options + "\"", "clBuildProgram", code,
+             error_name(code));
     check(code, "clBuildProgram");
 }
 

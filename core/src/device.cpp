@@ -187,8 +187,9 @@ void DeviceState::charge(std::size_t bytes, const char* call) const
     const std::lock_guard lock(memory_mutex_);
     if (limit != 0 && (bytes > limit || bytes_in_use_ > limit - bytes)) {
         fail<OutOfMemory>(backend->name(), call,
-                          "a buffer of " + bytes_text(bytes) + " would take the device's buffers past its global memory: " +
-                              bytes_text(bytes_in_use_) + " already in use of " + bytes_text(limit));
+                          "a buffer of " + bytes_text(bytes) +
+                              " would take the device's buffers past its global memory: " + bytes_text(bytes_in_use_) +
+                              " already in use of " + bytes_text(limit));
     }
     bytes_in_use_ += bytes;
 }

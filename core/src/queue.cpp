@@ -33,8 +33,8 @@ std::size_t add(const detail::QueueState& queue, const char* call, std::size_t a
     return sum;
 }
 
-std::size_t multiply(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b,
-                     const char* what, const char* side = nullptr)
+std::size_t multiply(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b, const char* what,
+                     const char* side = nullptr)
 {
     std::size_t product = 0;
     if (__builtin_mul_overflow(a, b, &product)) {
@@ -109,8 +109,8 @@ duet_rect_side rect_side(const detail::QueueState& queue, const RectSide& side, 
 }
 
 /// One past the last byte a non-empty rectangle touches, every step checked for overflow.
-std::size_t rect_end(const detail::QueueState& queue, const duet_rect_side& side, const Extent& extent, const char* call,
-                     const char* what)
+std::size_t rect_end(const detail::QueueState& queue, const duet_rect_side& side, const Extent& extent,
+                     const char* call, const char* what)
 {
     const std::size_t slice_pitch =
         multiply(queue, call, side.row_pitch, side.rows_per_slice, "slice pitch row_pitch × rows_per_slice", what);

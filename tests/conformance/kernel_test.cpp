@@ -198,7 +198,7 @@ Kernel kernel_from_source(const Device& device, std::string_view name)
 
 TEST_P(KernelConformance, ArgumentsOfTheWrongKindAreRefusedAndNothingRuns)
 {
-    const Kernel fill = kernel_from_source(device(), "fill_value"); // (__global float*, float, uint)
+    const Kernel fill = kernel_from_source(device(), "fill_value");   // (__global float*, float, uint)
     const Kernel reduce = kernel_from_source(device(), "reduce_sum"); // (__global, __global, __local, uint)
     const std::vector<float> initial = random_floats(64, test_seed());
     Buffer<float> out = make_buffer(device(), queue(), initial);

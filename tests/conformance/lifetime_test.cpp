@@ -40,8 +40,8 @@ protected:
 std::vector<HostBuffer> every_host_kind(const Device& device, std::size_t bytes, void* owned)
 {
     std::vector<HostBuffer> buffers;
-    for (const HostMemoryKind kind : {HostMemoryKind::pageable, HostMemoryKind::pinned,
-                                      HostMemoryKind::write_combined, HostMemoryKind::mapped}) {
+    for (const HostMemoryKind kind :
+         {HostMemoryKind::pageable, HostMemoryKind::pinned, HostMemoryKind::write_combined, HostMemoryKind::mapped}) {
         try {
             buffers.push_back(device.alloc_host(bytes, kind));
         } catch (const Unsupported&) {

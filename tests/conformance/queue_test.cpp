@@ -506,22 +506,29 @@ TEST_P(QueueConformance, RectOriginsWhoseEndOverflowsAreRefused)
     };
     // origin_slice + depth - 1 wraps to 0 on the device side: the last slice seemed to be the first.
     const RectSide device_wraps{0, 0, max, 64, 16};
-    refused("write_rect, device origin_slice", "origin_slice",
-            [&] { queue().write_rect(target, device_wraps, host.data(), fits, Extent{64, 16, 2}); });
-    refused("read_rect, device origin_slice", "origin_slice",
-            [&] { queue().read_rect(host.data(), fits, target, device_wraps, Extent{64, 16, 2}); });
-    refused("copy_rect, source origin_slice", "origin_slice",
-            [&] { queue().copy_rect(target, fits, target, device_wraps, Extent{64, 16, 2}); });
+    refused("write_rect, device origin_slice", "origin_slice", [&] {
+        queue().write_rect(target, device_wraps, host.data(), fits, Extent{64, 16, 2});
+    });
+    refused("read_rect, device origin_slice", "origin_slice", [&] {
+        queue().read_rect(host.data(), fits, target, device_wraps, Extent{64, 16, 2});
+    });
+    refused("copy_rect, source origin_slice", "origin_slice", [&] {
+        queue().copy_rect(target, fits, target, device_wraps, Extent{64, 16, 2});
+    });
     // The host side has no size, yet its last slice must still be addressable.
     const RectSide host_far{0, 0, max, 64, 16};
-    refused("write_rect, host origin_slice", "slice",
-            [&] { queue().write_rect(target, fits, host.data(), host_far, Extent{64, 16, 1}); });
-    refused("read_rect, host origin_slice", "slice",
-            [&] { queue().read_rect(host.data(), host_far, target, fits, Extent{64, 16, 1}); });
-    refused("write_rect, origin_row", "origin_row",
-            [&] { queue().write_rect(target, RectSide{0, max, 0, 64, 16}, host.data(), fits, Extent{64, 1, 1}); });
-    refused("read_rect, origin_bytes", "origin_bytes",
-            [&] { queue().read_rect(host.data(), RectSide{max, 0, 0, 64, 16}, target, fits, Extent{64, 1, 1}); });
+    refused("write_rect, host origin_slice", "slice", [&] {
+        queue().write_rect(target, fits, host.data(), host_far, Extent{64, 16, 1});
+    });
+    refused("read_rect, host origin_slice", "slice", [&] {
+        queue().read_rect(host.data(), host_far, target, fits, Extent{64, 16, 1});
+    });
+    refused("write_rect, origin_row", "origin_row", [&] {
+        queue().write_rect(target, RectSide{0, max, 0, 64, 16}, host.data(), fits, Extent{64, 1, 1});
+    });
+    refused("read_rect, origin_bytes", "origin_bytes", [&] {
+        queue().read_rect(host.data(), RectSide{max, 0, 0, 64, 16}, target, fits, Extent{64, 1, 1});
+    });
     queue().finish();
     EXPECT_TRUE(host == host_before) << "a refused read wrote host memory";
     EXPECT_TRUE(untouched(target));

@@ -138,8 +138,8 @@ public:
     {
         constexpr const char* call = "Queue::copy";
         check_count(dst.count, src.count);
-        copy_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "destination offset in bytes"),
-                   src.buffer, checked_product(src.offset, sizeof(T), call, "source offset in bytes"),
+        copy_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "destination offset in bytes"), src.buffer,
+                   checked_product(src.offset, sizeof(T), call, "source offset in bytes"),
                    checked_product(src.count, sizeof(T), call, "size in bytes"));
     }
     template <class T>
@@ -208,8 +208,8 @@ private:
     template <class T>
     std::size_t elements(const PitchedBuffer<T>& buffer, const char* call) const
     {
-        return checked_product(checked_product(buffer.width(), buffer.height(), call, "width × height"),
-                               buffer.depth(), call, "width × height × depth");
+        return checked_product(checked_product(buffer.width(), buffer.height(), call, "width × height"), buffer.depth(),
+                               call, "width × height × depth");
     }
     template <class T>
     static RectSide device_side(const PitchedBuffer<T>& buffer)
