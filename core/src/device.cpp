@@ -52,7 +52,7 @@ std::size_t Device::checked_bytes(std::size_t count, std::size_t size) const
 }
 
 namespace {
-std::string bytes_text(std::uint64_t n) { return std::to_string(n) + " bytes"; }
+using detail::bytes_text;
 
 /// Refuses, before the driver sees it, an allocation the device cannot hold: OpenCL allocates
 /// lazily, so the failure would otherwise surface at first use instead of here.
@@ -62,7 +62,7 @@ void check_fits(const detail::DeviceState& device, std::size_t bytes, const char
     const auto limit = p.max_allocation != 0 ? p.max_allocation : p.global_memory;
     if (limit != 0 && bytes > limit) {
         detail::fail<OutOfMemory>(device.backend->name(), call,
-                                  std::to_string(bytes) + " bytes exceed the device's largest allocation (" +
+                                  bytes_text(bytes) + " exceed the device's largest allocation (" +
                                       std::to_string(limit) + " bytes; global memory " +
                                       std::to_string(p.global_memory) + ")");
     }

@@ -14,7 +14,7 @@ namespace duet {
 
 namespace {
 
-std::string bytes_text(std::size_t n) { return std::to_string(n) + " bytes"; }
+using detail::bytes_text;
 
 /// The operands of a size computation, named for a message: "destination origin_slice + depth".
 std::string operands(const char* side, const char* what) { return side ? std::string(side) + " " + what : what; }
@@ -71,7 +71,7 @@ const detail::BufferState& checked_buffer(const detail::QueueState& queue, const
 void check_range(const detail::QueueState& queue, const detail::BufferState& buffer, std::size_t offset,
                  std::size_t bytes, const char* call, const char* what)
 {
-    if (add(queue, call, offset, bytes, "offset + size") > buffer.bytes) {
+    if (add(queue, call, offset, bytes, "offset + size", what) > buffer.bytes) {
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
                                       std::string(what) + ": offset " + bytes_text(offset) + " + size " +
                                           bytes_text(bytes) + " exceeds the buffer's " + bytes_text(buffer.bytes));

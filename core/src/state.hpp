@@ -8,6 +8,7 @@
 #include <duet/host_memory.hpp>
 #include <duet/program.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,9 @@ template <class E>
 {
     throw E(backend, call, 0, "", std::move(message));
 }
+
+/// "4096 bytes", as messages write sizes.
+inline std::string bytes_text(std::uint64_t n) { return std::to_string(n) + " bytes"; }
 
 /// The state behind a public handle; InvalidArgument when the handle is empty (default-constructed).
 template <class State>
