@@ -24,7 +24,9 @@ duet_status kernel_create(duet_program program, const char* name, duet_kernel* k
         check(found, "cuModuleGetFunction");
 
         // cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE past the last parameter; any other
-        // failure means this driver cannot introspect, and launches go unchecked.
+        // failure means this driver cannot introspect, and launches go unchecked. It reports only
+        // offsets and sizes, not whether a parameter is a pointer: an 8-byte value where a kernel
+        // takes a pointer cannot be told from a buffer here, unlike OpenCL's address qualifiers.
         created->params_known = true;
         for (std::size_t index = 0;; ++index) {
             std::size_t offset = 0, size = 0;

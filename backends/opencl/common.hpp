@@ -93,6 +93,11 @@ struct duet_kernel_s {
     /// not interleave between two threads launching the same kernel.
     std::mutex launch_mutex;
     cl_uint arg_count = 0;
+    /// What each argument takes (CL_KERNEL_ARG_ADDRESS_QUALIFIER and CL_KERNEL_ARG_TYPE_NAME), so
+    /// that a value is never passed where the kernel dereferences a pointer. Empty when the driver
+    /// does not say: a program loaded from a binary may carry no argument info.
+    std::vector<cl_kernel_arg_address_qualifier> arg_qualifiers;
+    std::vector<std::string> arg_types;
     std::uint64_t max_block_size = 0;      ///< CL_KERNEL_WORK_GROUP_SIZE
     std::uint64_t static_local_memory = 0; ///< CL_KERNEL_LOCAL_MEM_SIZE
 

@@ -28,9 +28,14 @@ std::string build_log(const duet_program_s& program)
          call, code, error_name(code));
 }
 
-void build(duet_program_s& program, const char* options)
+void build(duet_program_s& program, const char* options, bool from_source)
 {
-    const cl_int code = clBuildProgram(program.program, 1, &program.device->id, options, nullptr, nullptr);
+    // Argument info (address qualifiers, for the launch's argument checks) is kept only when asked
+    // for on some drivers (NVIDIA's); programs from binaries take no such option.
+    std::string all_options = options ? options : "";
+    if (from_source)
+        all_options += " -cl-kernel-arg-info";
+    const cl_int code = clBuildProgram(program.program, 1, &program.device->id, all_options.c_str(), nullptr, nullptr);
     // NVIDIA's binaries are PTX text, which clCreateProgramWithBinary takes unread: a bad one
     // shows only here.
     if (code == CL_INVALID_BINARY)
@@ -41,8 +46,8 @@ void build(duet_program_s& program, const char* options)
              "clBuildProgram", code, error_name(code));
     }
     if (code == CL_INVALID_BUILD_OPTIONS)
-        fail(DUET_ERROR_BUILD, std::string("the compiler refused the options \"") + (options ? options : "") + "\"",
-             "clBuildProgram", code, error_name(code));
+        fail(DUET_ERROR_BUILD, "the compiler refused the options \"" + all_options + "\"", "clBuildProgram", code,
+             error_name(code));
     check(code, "clBuildProgram");
 }
 
@@ -85,7 +90,7 @@ duet_status program_create(duet_device device, duet_program_format format, const
             fail(DUET_ERROR_UNSUPPORTED, "OpenCL builds OpenCL C source and its own program binaries; format " +
                                              std::to_string(static_cast<int>(format)) + " is neither");
         }
-        build(*created, options);
+        build(*created, options, format == DUET_FORMAT_OPENCL_C);
         created->kernel_names =
             info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
         *program = created.release();

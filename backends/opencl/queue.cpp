@@ -27,6 +27,61 @@ RectGeometry geometry(const duet_rect_side& side)
                                           " arguments; " + std::to_string(given) + " were given");
 }
 
+duet_arg_kind kind_taken(cl_kernel_arg_address_qualifier qualifier)
+{
+    switch (qualifier) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+        return DUET_ARG_BUFFER;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+        return DUET_ARG_LOCAL;
+    default:
+        return DUET_ARG_VALUE;
+    }
+}
+
+std::string describe_taken(const duet_kernel_s& kernel, std::uint32_t index)
+{
+    const std::string& type = kernel.arg_types[index];
+    switch (kernel.arg_qualifiers[index]) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+        return "a __global pointer (" + type + "): pass a buffer";
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+        return "a __constant pointer (" + type + "): pass a buffer";
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+        return "a __local pointer (" + type + "): pass LocalMemory";
+    default:
+        return "a value (" + type + ")";
+    }
+}
+
+std::string describe_given(const duet_kernel_arg& arg)
+{
+    switch (arg.kind) {
+    case DUET_ARG_BUFFER:
+        return "a buffer";
+    case DUET_ARG_LOCAL:
+        return "LocalMemory";
+    default:
+        return "a value of " + std::to_string(arg.size) + " bytes";
+    }
+}
+
+/// Where the driver reports what each argument takes, a value where the kernel dereferences a
+/// pointer (PoCL would take its bytes for a cl_mem and crash), a buffer where it takes a value, or
+/// LocalMemory where it takes no __local pointer, is refused before anything is set or enqueued.
+void check_argument_kinds(const duet_kernel_s& kernel, const duet_kernel_arg* args, std::uint32_t arg_count)
+{
+    if (kernel.arg_qualifiers.empty())
+        return;
+    for (std::uint32_t i = 0; i < arg_count; ++i) {
+        if (args[i].kind != kind_taken(kernel.arg_qualifiers[i])) [[unlikely]]
+            fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel.name +
+                                                  "' takes " + describe_taken(kernel, i) + "; " +
+                                                  describe_given(args[i]) + " was given");
+    }
+}
+
 /// A refused argument is the caller's mistake (a value of the wrong size, most often), unless
 /// the driver ran out of memory.
 [[noreturn]] void fail_argument(const duet_kernel_s& kernel, std::uint32_t index, cl_int code)
@@ -147,6 +202,7 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
     return guard([&] {
         if (arg_count != kernel->arg_count)
             fail_argument_count(*kernel, arg_count);
+        check_argument_kinds(*kernel, args, arg_count);
 
         std::size_t global[3] = {};
         std::size_t local[3] = {};

@@ -5,6 +5,7 @@
 #include "state.hpp"
 
 #include <limits>
+#include <new>
 
 namespace duet {
 
@@ -35,6 +36,7 @@ Queue Device::create_queue() const
     auto queue = std::make_shared<detail::QueueState>();
     queue->device = state_;
     state_->check(state_->backend->require(state_->api().queue_create, "queues")(state_->handle, &queue->handle));
+    state_->add_queue(*queue);
     return Queue(std::move(queue));
 }
 
@@ -50,6 +52,8 @@ std::size_t Device::checked_bytes(std::size_t count, std::size_t size) const
 }
 
 namespace {
+using detail::bytes_text;
+
 /// Refuses, before the driver sees it, an allocation the device cannot hold: OpenCL allocates
 /// lazily, so the failure would otherwise surface at first use instead of here.
 void check_fits(const detail::DeviceState& device, std::size_t bytes, const char* call)
@@ -58,7 +62,7 @@ void check_fits(const detail::DeviceState& device, std::size_t bytes, const char
     const auto limit = p.max_allocation != 0 ? p.max_allocation : p.global_memory;
     if (limit != 0 && bytes > limit) {
         detail::fail<OutOfMemory>(device.backend->name(), call,
-                                  std::to_string(bytes) + " bytes exceed the device's largest allocation (" +
+                                  bytes_text(bytes) + " exceed the device's largest allocation (" +
                                       std::to_string(limit) + " bytes; global memory " +
                                       std::to_string(p.global_memory) + ")");
     }
@@ -81,6 +85,8 @@ RawBuffer Device::alloc_bytes(std::size_t bytes) const
 {
     check_fits(*state_, bytes, "Device::alloc");
     auto buffer = new_buffer(state_, bytes);
+    state_->charge(bytes, "Device::alloc");
+    buffer->charged = bytes;
     state_->check(state_->backend->require(state_->api().buffer_create, "device buffers")(state_->handle, bytes,
                                                                                           &buffer->handle));
     return RawBuffer(std::move(buffer));
@@ -93,7 +99,10 @@ std::pair<RawBuffer, std::size_t> Device::alloc_pitched_bytes(std::size_t width_
     std::size_t pitch = 0;
     state_->check(state_->backend->require(state_->api().buffer_create_pitched, "pitched buffers")(
         state_->handle, width_bytes, rows, &buffer->handle, &pitch));
+    // The padded size is known only now; a refusal releases the new buffer, unused.
     buffer->bytes = pitch * rows;
+    state_->charge(buffer->bytes, "Device::alloc_pitched");
+    buffer->charged = buffer->bytes;
     return {RawBuffer(std::move(buffer)), pitch};
 }
 
@@ -108,7 +117,12 @@ HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
     host->kind = kind;
     switch (kind) {
     case HostMemoryKind::pageable:
-        host->data = ::operator new(bytes, std::align_val_t{4096});
+        try {
+            host->data = ::operator new(bytes, std::align_val_t{4096});
+        } catch (const std::bad_alloc&) {
+            detail::fail<OutOfMemory>(backend(), "Device::alloc_host",
+                                      "pageable host memory of " + bytes_text(bytes) + " could not be allocated");
+        }
         break;
     case HostMemoryKind::pinned:
     case HostMemoryKind::write_combined:
@@ -142,6 +156,51 @@ HostBuffer Device::register_host(void* pointer, std::size_t bytes) const
         state_->handle, pointer, bytes, &host->handle));
     return HostBuffer(std::move(host));
 }
+
+namespace detail {
+
+void DeviceState::add_queue(const QueueState& queue) const
+{
+    const std::lock_guard lock(queues_mutex_);
+    queues_.push_back(&queue);
+}
+
+void DeviceState::remove_queue(const QueueState& queue) const
+{
+    const std::lock_guard lock(queues_mutex_);
+    std::erase(queues_, &queue);
+}
+
+void DeviceState::finish_queues() const noexcept
+{
+    // Held while waiting, so that no listed queue is released meanwhile (QueueState's destructor
+    // delists its queue under this lock before releasing it).
+    const std::lock_guard lock(queues_mutex_);
+    for (const QueueState* queue : queues_) {
+        api().queue_finish(queue->handle);
+    }
+}
+
+void DeviceState::charge(std::size_t bytes, const char* call) const
+{
+    const std::uint64_t limit = properties.global_memory;
+    const std::lock_guard lock(memory_mutex_);
+    if (limit != 0 && (bytes > limit || bytes_in_use_ > limit - bytes)) {
+        fail<OutOfMemory>(backend->name(), call,
+                          "a buffer of " + bytes_text(bytes) +
+                              " would take the device's buffers past its global memory: " + bytes_text(bytes_in_use_) +
+                              " already in use of " + bytes_text(limit));
+    }
+    bytes_in_use_ += bytes;
+}
+
+void DeviceState::refund(std::size_t bytes) const noexcept
+{
+    const std::lock_guard lock(memory_mutex_);
+    bytes_in_use_ -= bytes;
+}
+
+} // namespace detail
 
 NativeDevice Device::native() const
 {

@@ -64,10 +64,15 @@ BufferState::~BufferState()
     if (handle != nullptr) {
         device->api().buffer_release(handle);
     }
+    device->refund(charged);
 }
 
 HostState::~HostState()
 {
+    if (data != nullptr) {
+        // Copies still queued on this device may read or write this memory.
+        device->finish_queues();
+    }
     if (handle != nullptr) {
         device->api().host_release(handle);
     } else if (kind == HostMemoryKind::pageable && data != nullptr) {

@@ -7,28 +7,40 @@
 
 #include <array>
 #include <bit>
+#include <cstdint>
+#include <limits>
 
 namespace duet {
 
 namespace {
 
-std::string bytes_text(std::size_t n) { return std::to_string(n) + " bytes"; }
+using detail::bytes_text;
 
-/// a + b, or InvalidArgument when it wraps: an offset near SIZE_MAX must not pass a bounds check.
-std::size_t add(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b)
+/// The operands of a size computation, named for a message: "destination origin_slice + depth".
+std::string operands(const char* side, const char* what) { return side ? std::string(side) + " " + what : what; }
+
+/// a + b, or InvalidArgument naming both when the sum wraps: an offset near SIZE_MAX must not pass
+/// a bounds check. `what` says what is added ("offset + size"), `side` whose it is, if any.
+std::size_t add(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b, const char* what,
+                const char* side = nullptr)
 {
     std::size_t sum = 0;
     if (__builtin_add_overflow(a, b, &sum)) {
-        detail::fail<InvalidArgument>(queue.device->backend->name(), call, "offset + size overflows");
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      operands(side, what) + " = " + std::to_string(a) + " + " + std::to_string(b) +
+                                          " overflows size_t");
     }
     return sum;
 }
 
-std::size_t multiply(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b)
+std::size_t multiply(const detail::QueueState& queue, const char* call, std::size_t a, std::size_t b, const char* what,
+                     const char* side = nullptr)
 {
     std::size_t product = 0;
     if (__builtin_mul_overflow(a, b, &product)) {
-        detail::fail<InvalidArgument>(queue.device->backend->name(), call, "size overflows");
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      operands(side, what) + " = " + std::to_string(a) + " × " + std::to_string(b) +
+                                          " overflows size_t");
     }
     return product;
 }
@@ -59,7 +71,7 @@ const detail::BufferState& checked_buffer(const detail::QueueState& queue, const
 void check_range(const detail::QueueState& queue, const detail::BufferState& buffer, std::size_t offset,
                  std::size_t bytes, const char* call, const char* what)
 {
-    if (add(queue, call, offset, bytes) > buffer.bytes) {
+    if (add(queue, call, offset, bytes, "offset + size", what) > buffer.bytes) {
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
                                       std::string(what) + ": offset " + bytes_text(offset) + " + size " +
                                           bytes_text(bytes) + " exceeds the buffer's " + bytes_text(buffer.bytes));
@@ -78,13 +90,13 @@ duet_rect_side rect_side(const detail::QueueState& queue, const RectSide& side, 
                          const char* what)
 {
     const std::string name = queue.device->backend->name();
-    if (add(queue, call, side.origin_bytes, extent.width_bytes) > side.row_pitch) {
+    if (add(queue, call, side.origin_bytes, extent.width_bytes, "origin_bytes + width_bytes", what) > side.row_pitch) {
         detail::fail<InvalidArgument>(name, call,
                                       std::string(what) + " row pitch " + bytes_text(side.row_pitch) +
                                           " is smaller than its row (origin " + bytes_text(side.origin_bytes) +
                                           " + width " + bytes_text(extent.width_bytes) + ")");
     }
-    const std::size_t rows_needed = add(queue, call, side.origin_row, extent.height);
+    const std::size_t rows_needed = add(queue, call, side.origin_row, extent.height, "origin_row + height", what);
     const bool single_slice = extent.depth == 1 && side.origin_slice == 0;
     const std::size_t rows_per_slice = single_slice && side.rows_per_slice == 0 ? rows_needed : side.rows_per_slice;
     if (rows_per_slice < rows_needed) {
@@ -96,23 +108,42 @@ duet_rect_side rect_side(const detail::QueueState& queue, const RectSide& side, 
     return {side.origin_bytes, side.origin_row, side.origin_slice, side.row_pitch, rows_per_slice};
 }
 
-/// One past the last byte a rectangle touches.
-std::size_t rect_end(const detail::QueueState& queue, const duet_rect_side& side, const Extent& extent, const char* call)
+/// One past the last byte a non-empty rectangle touches, every step checked for overflow.
+std::size_t rect_end(const detail::QueueState& queue, const duet_rect_side& side, const Extent& extent,
+                     const char* call, const char* what)
 {
-    const std::size_t slice_pitch = multiply(queue, call, side.row_pitch, side.rows_per_slice);
-    const std::size_t last_slice = multiply(queue, call, side.origin_slice + extent.depth - 1, slice_pitch);
-    const std::size_t last_row = multiply(queue, call, side.origin_row + extent.height - 1, side.row_pitch);
-    return add(queue, call, add(queue, call, last_slice, last_row), side.origin_bytes + extent.width_bytes);
+    const std::size_t slice_pitch =
+        multiply(queue, call, side.row_pitch, side.rows_per_slice, "slice pitch row_pitch × rows_per_slice", what);
+    const std::size_t last_slice = add(queue, call, side.origin_slice, extent.depth, "origin_slice + depth", what) - 1;
+    const std::size_t last_row = add(queue, call, side.origin_row, extent.height, "origin_row + height", what) - 1;
+    const std::size_t slice_start = multiply(queue, call, last_slice, slice_pitch, "last slice × slice pitch", what);
+    const std::size_t row_start = multiply(queue, call, last_row, side.row_pitch, "last row × row_pitch", what);
+    const std::size_t row_end =
+        add(queue, call, side.origin_bytes, extent.width_bytes, "origin_bytes + width_bytes", what);
+    return add(queue, call, add(queue, call, slice_start, row_start, "last slice start + last row start", what),
+               row_end, "last row start + origin_bytes + width_bytes", what);
 }
 
 void check_rect_buffer(const detail::QueueState& queue, const detail::BufferState& buffer, const duet_rect_side& side,
                        const Extent& extent, const char* call, const char* what)
 {
-    const std::size_t end = rect_end(queue, side, extent, call);
+    const std::size_t end = rect_end(queue, side, extent, call, what);
     if (end > buffer.bytes) {
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
                                       std::string(what) + " rectangle ends at byte " + std::to_string(end) +
                                           ", past the buffer's " + bytes_text(buffer.bytes));
+    }
+}
+
+/// The host side has no size to check against, but its last byte must still be an address.
+void check_rect_host(const detail::QueueState& queue, const void* pointer, const duet_rect_side& side,
+                     const Extent& extent, const char* call, const char* what)
+{
+    const std::size_t end = rect_end(queue, side, extent, call, what);
+    if (reinterpret_cast<std::uintptr_t>(pointer) > std::numeric_limits<std::uintptr_t>::max() - end) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      std::string(what) + " rectangle ends " + std::to_string(end) +
+                                          " bytes past the host pointer, beyond the address space");
     }
 }
 
@@ -123,6 +154,11 @@ duet_extent native_extent(const Extent& extent) { return {extent.width_bytes, ex
 } // namespace
 
 Device Queue::device() const { return Device(state_->device); }
+
+std::size_t Queue::checked_product(std::size_t a, std::size_t b, const char* call, const char* what) const
+{
+    return multiply(*state_, call, a, b, what);
+}
 
 void Queue::check_count(std::size_t expected, std::size_t given)
 {
@@ -208,6 +244,7 @@ void Queue::write_rect(const RawBuffer& dst, const RectSide& dst_side, const voi
         return;
     }
     check_rect_buffer(*state_, buffer, to, extent, call, "destination");
+    check_rect_host(*state_, src, from, extent, call, "source");
     const auto region = native_extent(extent);
     state_->device->check(state_->device->backend->require(state_->device->api().queue_write_rect, "rectangular copies")(
         state_->handle, buffer.handle, &to, src, &from, &region));
@@ -225,6 +262,7 @@ void Queue::read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src,
         return;
     }
     check_rect_buffer(*state_, buffer, from, extent, call, "source");
+    check_rect_host(*state_, dst, to, extent, call, "destination");
     const auto region = native_extent(extent);
     state_->device->check(state_->device->backend->require(state_->device->api().queue_read_rect, "rectangular copies")(
         state_->handle, dst, &to, buffer.handle, &from, &region));
@@ -384,6 +422,10 @@ namespace detail {
 QueueState::~QueueState()
 {
     if (handle != nullptr) {
+        // Work still queued may read host memory that is freed next (unwinding frees what was
+        // declared after the queue first); a failure here has nowhere to go and is dropped.
+        device->api().queue_finish(handle);
+        device->remove_queue(*this);
         device->api().queue_release(handle);
     }
 }

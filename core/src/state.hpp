@@ -8,6 +8,7 @@
 #include <duet/host_memory.hpp>
 #include <duet/program.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,9 @@ template <class E>
     throw E(backend, call, 0, "", std::move(message));
 }
 
+/// "4096 bytes", as messages write sizes.
+inline std::string bytes_text(std::uint64_t n) { return std::to_string(n) + " bytes"; }
+
 /// The state behind a public handle; InvalidArgument when the handle is empty (default-constructed).
 template <class State>
 const State& live(const std::shared_ptr<State>& state, const char* call, const char* type)
@@ -71,6 +75,7 @@ const State& live(const std::shared_ptr<State>& state, const char* call, const c
 }
 
 struct ProgramState;
+struct QueueState;
 
 struct DeviceState {
     std::shared_ptr<const Backend> backend;
@@ -85,12 +90,34 @@ struct DeviceState {
 
     const duet_backend_v1& api() const { return backend->api(); }
     void check(duet_status status) const { backend->check(status); }
+
+    /// The queues alive on this device, so that freeing host memory can first wait for the work
+    /// that may still read or write it. A queue is listed once created and delisted only after
+    /// its work is done, just before its handle is released.
+    void add_queue(const QueueState& queue) const;
+    void remove_queue(const QueueState& queue) const;
+    /// Waits for the work of every live queue, as cuMemFreeHost does; never throws (it runs in
+    /// destructors), and a queue that fails to finish is skipped.
+    void finish_queues() const noexcept;
+
+    /// Counts `bytes` of a new buffer against the device's global memory, or throws OutOfMemory
+    /// naming the request, the bytes in use and the limit. Some drivers (PoCL) abort the process
+    /// when buffers that each fit exceed the memory together, so the core refuses first.
+    void charge(std::size_t bytes, const char* call) const;
+    void refund(std::size_t bytes) const noexcept;
+
+private:
+    mutable std::mutex queues_mutex_;
+    mutable std::vector<const QueueState*> queues_;
+    mutable std::mutex memory_mutex_;
+    mutable std::uint64_t bytes_in_use_ = 0; ///< of the device's live duet buffers
 };
 
 struct BufferState {
     std::shared_ptr<const DeviceState> device;
     duet_buffer handle = nullptr;
     std::size_t bytes = 0;
+    std::size_t charged = 0;             ///< bytes counted against the device's memory, refunded on release
     std::shared_ptr<const void> aliased; ///< host memory a device view aliases, kept alive by it
     ~BufferState();
 };

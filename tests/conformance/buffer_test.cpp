@@ -1,6 +1,8 @@
 // Buffers: typed buffers of several element types, views, shared ownership, and pitched 2D/3D
 // allocations whose rows a kernel finds at the reported pitch.
 #include <algorithm>
+#include <iostream>
+#include <optional>
 
 #include "duet_test.hpp"
 
@@ -160,6 +162,78 @@ TEST(BufferEmptyHandleDeathTest, EveryUseIsRefused)
     EXPECT_EQ(Buffer<float>{}.size(), 0u);
     DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)RawBuffer{}.device());
     DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)RawBuffer{}.native());
+}
+
+/// Bytes of which two buffers fit the device's global memory and three do not, within its largest
+/// allocation. Such buffers are never touched here, so drivers that commit memory lazily (PoCL)
+/// give no real memory to them.
+std::size_t third_of_memory(const DeviceProperties& p)
+{
+    const std::uint64_t largest = p.max_allocation != 0 ? p.max_allocation : p.global_memory;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(largest, p.global_memory / 3 + 1));
+}
+
+/// Calls `alloc` (which returns a buffer's RawBuffer) until it throws OutOfMemory, at most `tries`
+/// times; checks that the buffers held never total more than the device's global memory.
+template <class Alloc>
+std::optional<OutOfMemory> allocate_until_refused(const DeviceProperties& p, std::vector<RawBuffer>& held, Alloc alloc)
+{
+    std::uint64_t total = 0;
+    for (int tries = 0; tries < 8; ++tries) {
+        try {
+            held.push_back(alloc());
+        } catch (const OutOfMemory& error) {
+            return error;
+        }
+        total += held.back().bytes();
+        EXPECT_LE(total, p.global_memory) << "buffers past the device's global memory were given";
+    }
+    ADD_FAILURE() << held.size() << " buffers of " << total << " bytes in all, and still no OutOfMemory";
+    return std::nullopt;
+}
+
+TEST_P(BufferConformance, BuffersTogetherPastGlobalMemoryAreOutOfMemory)
+{
+    const std::uint64_t limit = props().global_memory;
+    ASSERT_GT(limit, 0u);
+    const std::size_t chunk = third_of_memory(props());
+    std::vector<RawBuffer> held;
+    const auto refusal = allocate_until_refused(props(), held, [&] { return device().alloc_bytes(chunk); });
+    ASSERT_TRUE(refusal);
+    // The driver may refuse first where other processes hold memory; then the core had no need to.
+    if (refusal->call() == "Device::alloc") {
+        DUET_EXPECT_MENTIONS(*refusal, dec(chunk));
+        DUET_EXPECT_MENTIONS(*refusal, dec(held.size() * std::uint64_t{chunk}));
+        DUET_EXPECT_MENTIONS(*refusal, dec(limit));
+    } else {
+        std::cout << "the driver refused before the core: " << refusal->what() << "\n";
+    }
+    if (!held.empty()) {
+        // A released buffer counts no more: its bytes can be allocated again.
+        held.pop_back();
+        held.push_back(device().alloc_bytes(chunk));
+    }
+}
+
+TEST_P(BufferConformance, PitchedBuffersCountTheirPaddedBytes)
+{
+    const std::uint64_t limit = props().global_memory;
+    ASSERT_GT(limit, 0u);
+    // One-byte rows padded to the pitch: their padded size is a third of the memory, their
+    // unpadded size a small part of it.
+    const std::size_t pitch = device().alloc_pitched<std::uint8_t>(1, 1).pitch();
+    if (pitch == 1) {
+        GTEST_SKIP() << "this device pads no rows; BuffersTogetherPastGlobalMemoryAreOutOfMemory covers it";
+    }
+    const std::size_t rows = third_of_memory(props()) / pitch + 1;
+    std::vector<RawBuffer> held;
+    const auto refusal =
+        allocate_until_refused(props(), held, [&] { return device().alloc_pitched<std::uint8_t>(1, rows).raw(); });
+    ASSERT_TRUE(refusal);
+    if (refusal->call() == "Device::alloc_pitched") {
+        DUET_EXPECT_MENTIONS(*refusal, dec(pitch * rows));
+        DUET_EXPECT_MENTIONS(*refusal, dec(limit));
+    }
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(BufferConformance);

@@ -151,6 +151,29 @@ TEST_P(HostMemoryConformance, PageableMemoryHasNoDeviceView)
     }
 }
 
+TEST_P(HostMemoryConformance, HostMemoryBeyondTheMachineIsOutOfMemory)
+{
+    // 2^60 bytes: no machine has them, and with overcommit only this size is refused at once.
+    const std::size_t bytes = std::size_t{1} << 60;
+    auto pageable = expect_error<OutOfMemory>([&] { (void)device().alloc_host(bytes, HostMemoryKind::pageable); });
+    if (pageable) {
+        DUET_EXPECT_MENTIONS(*pageable, dec(bytes));
+    }
+    // The other kinds come from the driver: OutOfMemory, or Unsupported where the kind is; never
+    // std::bad_alloc or another exception.
+    for (const HostMemoryKind kind : {HostMemoryKind::pinned, HostMemoryKind::write_combined, HostMemoryKind::mapped}) {
+        SCOPED_TRACE(std::string(to_string(kind)));
+        try {
+            (void)device().alloc_host(bytes, kind);
+            ADD_FAILURE() << "an allocation of " << bytes << " bytes succeeded";
+        } catch (const OutOfMemory&) {
+        } catch (const Unsupported&) {
+        } catch (const std::exception& error) {
+            ADD_FAILURE() << "expected OutOfMemory, got " << type_name(typeid(error)) << ": " << error.what();
+        }
+    }
+}
+
 TEST(HostMemoryKinds, HaveDistinctNames)
 {
     std::set<std::string> names;

@@ -443,6 +443,97 @@ TEST_P(QueueConformance, RectPastTheEndOfTheBufferIsRefused)
     EXPECT_TRUE(untouched(target));
 }
 
+// --- sizes that overflow size_t: refused naming the numbers, nothing enqueued ---
+
+/// 2^62 + 1 elements: times 4 bytes it wraps to 4, so an unchecked product addresses element 1.
+constexpr std::size_t wrapping_count = (std::size_t{1} << 62) + 1;
+
+TEST_P(QueueConformance, TypedOffsetsAndCountsWhoseBytesOverflowAreRefused)
+{
+    const std::vector<float> initial = random_floats(64, test_seed());
+    Buffer<float> buffer = make_buffer(device(), queue(), initial);
+    Buffer<float> other = make_buffer(device(), queue(), random_floats(64, test_seed() + 1));
+    const std::vector<float> one = random_floats(1, test_seed() + 2);
+    std::vector<float> out(1, poison());
+    const std::string count = dec(wrapping_count);
+    const auto refused = [&](const char* what, auto&& call) {
+        SCOPED_TRACE(what);
+        if (auto error = expect_error<InvalidArgument>(call)) {
+            DUET_EXPECT_MENTIONS(*error, count);
+            DUET_EXPECT_MENTIONS(*error, "overflow");
+        }
+    };
+    refused("write at the offset", [&] { queue().write(buffer.view(wrapping_count, 1), std::span<const float>(one)); });
+    refused("read at the offset", [&] { queue().read(std::span<float>(out), buffer.view(wrapping_count, 1)); });
+    refused("copy to the offset", [&] { queue().copy(buffer.view(wrapping_count, 1), other.view(0, 1)); });
+    refused("copy from the offset", [&] { queue().copy(buffer.view(0, 1), other.view(wrapping_count, 1)); });
+    refused("copy of the count", [&] { queue().copy(buffer.view(0, wrapping_count), other.view(0, wrapping_count)); });
+    refused("fill at the offset", [&] { queue().fill(buffer.view(wrapping_count, 1), 7.0f); });
+    refused("fill of the count", [&] { queue().fill(buffer.view(0, wrapping_count), 7.0f); });
+    queue().finish();
+    EXPECT_TRUE(bitwise_equal(initial, download(queue(), buffer))) << "a refused call wrote the buffer";
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(1, poison()), out)) << "a refused read wrote host memory";
+}
+
+TEST_P(QueueConformance, PitchedDimensionsWhoseProductOverflowsAreRefused)
+{
+    // A PitchedBuffer is a plain value: one made up by hand must not wrap its element count to 0.
+    const std::size_t huge = std::size_t{1} << 32;
+    RawBuffer target = make_target(1024);
+    const PitchedBuffer<float> made_up(target, 64, huge, huge, 1);
+    const std::vector<float> none;
+    auto error = expect_error<InvalidArgument>([&] { queue().write(made_up, std::span<const float>(none)); });
+    if (error) {
+        DUET_EXPECT_MENTIONS(*error, dec(huge));
+        DUET_EXPECT_MENTIONS(*error, "overflow");
+    }
+    EXPECT_TRUE(untouched(target));
+}
+
+TEST_P(QueueConformance, RectOriginsWhoseEndOverflowsAreRefused)
+{
+    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+    RawBuffer target = make_target(64 * 16 * 2);
+    Bytes host = random_bytes(64 * 16 * 2, test_seed());
+    const Bytes host_before = host;
+    const RectSide fits{0, 0, 0, 64, 16}; // two slices of 16 rows of 64 bytes
+    const auto refused = [&](const char* what, const char* names, auto&& call) {
+        SCOPED_TRACE(what);
+        if (auto error = expect_error<InvalidArgument>(call)) {
+            DUET_EXPECT_MENTIONS(*error, names);
+            DUET_EXPECT_MENTIONS(*error, "overflow");
+        }
+    };
+    // origin_slice + depth - 1 wraps to 0 on the device side: the last slice seemed to be the first.
+    const RectSide device_wraps{0, 0, max, 64, 16};
+    refused("write_rect, device origin_slice", "origin_slice", [&] {
+        queue().write_rect(target, device_wraps, host.data(), fits, Extent{64, 16, 2});
+    });
+    refused("read_rect, device origin_slice", "origin_slice", [&] {
+        queue().read_rect(host.data(), fits, target, device_wraps, Extent{64, 16, 2});
+    });
+    refused("copy_rect, source origin_slice", "origin_slice", [&] {
+        queue().copy_rect(target, fits, target, device_wraps, Extent{64, 16, 2});
+    });
+    // The host side has no size, yet its last slice must still be addressable.
+    const RectSide host_far{0, 0, max, 64, 16};
+    refused("write_rect, host origin_slice", "slice", [&] {
+        queue().write_rect(target, fits, host.data(), host_far, Extent{64, 16, 1});
+    });
+    refused("read_rect, host origin_slice", "slice", [&] {
+        queue().read_rect(host.data(), host_far, target, fits, Extent{64, 16, 1});
+    });
+    refused("write_rect, origin_row", "origin_row", [&] {
+        queue().write_rect(target, RectSide{0, max, 0, 64, 16}, host.data(), fits, Extent{64, 1, 1});
+    });
+    refused("read_rect, origin_bytes", "origin_bytes", [&] {
+        queue().read_rect(host.data(), RectSide{max, 0, 0, 64, 16}, target, fits, Extent{64, 1, 1});
+    });
+    queue().finish();
+    EXPECT_TRUE(host == host_before) << "a refused read wrote host memory";
+    EXPECT_TRUE(untouched(target));
+}
+
 // --- objects of another device ---
 
 TEST_P(QueueConformance, BufferOfAnotherDeviceIsRefused)

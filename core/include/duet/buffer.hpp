@@ -16,6 +16,9 @@ struct BufferState;
 }
 
 /// Bytes of device memory (cl_mem / CUdeviceptr). Copies share the allocation.
+///
+/// Threads: buffers (and copies of them) may be used from several threads and queues at once;
+/// what two queues do to the same bytes is ordered only by events (Queue::wait), as on the device.
 class RawBuffer {
 public:
     RawBuffer() = default;

@@ -80,6 +80,9 @@ struct NativeDevice {
     void* context; ///< cl_context, or the primary CUcontext
 };
 
+/// Threads: every method may be called from several threads at once (creating queues, allocating,
+/// building: builds for one device take turns, and a program built by several threads at once is
+/// built once and shared).
 class Device {
 public:
     explicit Device(std::shared_ptr<const detail::DeviceState> state);
@@ -92,7 +95,8 @@ public:
     /// An in-order queue (cl_command_queue with profiling / CUstream).
     Queue create_queue() const;
 
-    /// Device memory (clCreateBuffer / cuMemAlloc). Fails with OutOfMemory past the device's limits.
+    /// Device memory (clCreateBuffer / cuMemAlloc). Fails with OutOfMemory past the largest
+    /// allocation, or when the device's live buffers would total more than its global memory.
     RawBuffer alloc_bytes(std::size_t bytes) const;
     template <class T>
     Buffer<T> alloc(std::size_t count) const
@@ -109,7 +113,8 @@ public:
         return PitchedBuffer<T>(std::move(raw), pitch, width, height, depth);
     }
 
-    /// Host memory of the given kind; a kind the backend cannot give throws Unsupported.
+    /// Host memory of the given kind; a kind the backend cannot give throws Unsupported, memory the
+    /// machine cannot give throws OutOfMemory.
     HostBuffer alloc_host(std::size_t bytes, HostMemoryKind kind) const;
     /// Page-locks existing host memory for this device (cuMemHostRegister / CL_MEM_USE_HOST_PTR).
     HostBuffer register_host(void* pointer, std::size_t bytes) const;

@@ -11,6 +11,7 @@ namespace detail {
 struct EventState;
 }
 
+/// Threads: an event may be waited for, queried and timed from several threads at once.
 class Event {
 public:
     Event() = default;

@@ -26,6 +26,15 @@ enum class HostMemoryKind {
 
 std::string_view to_string(HostMemoryKind kind);
 
+/// Host memory that duet owns (or, for registered memory, has page-locked). Freeing it (its last
+/// copy going) first waits for the work of every live queue of its device, as cuMemFreeHost does,
+/// so a HostBuffer declared after its queue is safe even when an exception unwinds both while
+/// copies are still running. A queue of another device that copies from it is not waited for:
+/// finish that queue first.
+///
+/// Threads: copies of a HostBuffer may be used and destroyed on different threads; the memory
+/// itself is the caller's to synchronise, like any host memory (and a queue's copy into it is
+/// complete only after finish() or an Event recorded after the copy).
 class HostBuffer {
 public:
     HostBuffer() = default;

@@ -57,6 +57,9 @@ struct LocalMemory {
 /// How a kernel would like on-chip memory split between L1 cache and shared memory.
 enum class CachePreference { none, prefer_shared, prefer_l1, equal };
 
+/// Threads: a kernel may be launched from several threads and queues at once, each launch with
+/// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
+/// enqueues under a lock of the kernel's own).
 class Kernel {
 public:
     Kernel() = default;
@@ -78,6 +81,7 @@ private:
     std::shared_ptr<const detail::KernelState> state_;
 };
 
+/// Threads: a program's kernels may be looked up from several threads at once.
 class Program {
 public:
     Program() = default;

@@ -1,6 +1,5 @@
 // An in-order queue of copies, fills and launches (cl_command_queue / CUstream). Every operation
-// is non-blocking: host memory handed to a copy must stay valid until the queue has passed it
-// (finish(), or an Event recorded after it). Arguments are checked before anything is enqueued.
+// is non-blocking; arguments are checked before anything is enqueued.
 #pragma once
 
 #include <array>
@@ -70,6 +69,17 @@ struct Extent {
     std::size_t depth = 1;
 };
 
+/// Lifetimes: work on a queue never outlives what it reads or writes. Releasing a queue (its last
+/// copy going) waits for its work; freeing a HostBuffer waits for every live queue of its device.
+/// Host memory the caller owns (a std::vector, a plain array) is not duet's to wait for: keep it
+/// alive until finish() or an Event recorded after the copy has completed, or declare the queue
+/// after it, so that unwinding releases (and so waits for) the queue first.
+///
+/// Threads: one queue may be used from several threads at once, and so may each thread's own
+/// queue of one device. Each call is enqueued whole; calls from different threads run in the
+/// order they reach the queue, so order them with finish() or events where it matters. As with
+/// std::shared_ptr, copies of a Queue may be used and destroyed on different threads, but one
+/// Queue variable assigned on one thread while another uses it needs the caller's lock.
 class Queue {
 public:
     explicit Queue(std::shared_ptr<const detail::QueueState> state) : state_(std::move(state)) {}
@@ -96,11 +106,14 @@ public:
                    const Extent& extent);
 
     // Typed copies: the element type comes from the buffer, so a std::vector converts to the span.
+    // Offsets and counts are elements; their sizes in bytes are checked for overflow.
     template <class T>
     void write(const BufferView<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
+        constexpr const char* call = "Queue::write";
         check_count(dst.count, src.size());
-        write_bytes(dst.buffer, dst.offset * sizeof(T), src.data(), src.size_bytes());
+        write_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "offset in bytes"), src.data(),
+                    checked_product(src.size(), sizeof(T), call, "size in bytes"));
     }
     template <class T>
     void write(const Buffer<T>& dst, std::span<const std::type_identity_t<T>> src)
@@ -110,8 +123,10 @@ public:
     template <class T>
     void read(std::span<std::type_identity_t<T>> dst, const BufferView<T>& src)
     {
+        constexpr const char* call = "Queue::read";
         check_count(src.count, dst.size());
-        read_bytes(dst.data(), src.buffer, src.offset * sizeof(T), dst.size_bytes());
+        read_bytes(dst.data(), src.buffer, checked_product(src.offset, sizeof(T), call, "offset in bytes"),
+                   checked_product(dst.size(), sizeof(T), call, "size in bytes"));
     }
     template <class T>
     void read(std::span<std::type_identity_t<T>> dst, const Buffer<T>& src)
@@ -121,8 +136,11 @@ public:
     template <class T>
     void copy(const BufferView<T>& dst, const BufferView<T>& src)
     {
+        constexpr const char* call = "Queue::copy";
         check_count(dst.count, src.count);
-        copy_bytes(dst.buffer, dst.offset * sizeof(T), src.buffer, src.offset * sizeof(T), src.count * sizeof(T));
+        copy_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "destination offset in bytes"), src.buffer,
+                   checked_product(src.offset, sizeof(T), call, "source offset in bytes"),
+                   checked_product(src.count, sizeof(T), call, "size in bytes"));
     }
     template <class T>
     void copy(const Buffer<T>& dst, const Buffer<T>& src)
@@ -132,7 +150,9 @@ public:
     template <class T>
     void fill(const BufferView<T>& dst, const std::type_identity_t<T>& value)
     {
-        fill_bytes(dst.buffer, dst.offset * sizeof(T), dst.count * sizeof(T), &value, sizeof(T));
+        constexpr const char* call = "Queue::fill";
+        fill_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "offset in bytes"),
+                   checked_product(dst.count, sizeof(T), call, "size in bytes"), &value, sizeof(T));
     }
     template <class T>
     void fill(const Buffer<T>& dst, const std::type_identity_t<T>& value)
@@ -144,14 +164,16 @@ public:
     template <class T>
     void write(const PitchedBuffer<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
-        check_count(dst.width() * dst.height() * dst.depth(), src.size());
-        write_rect(dst.raw(), device_side(dst), src.data(), host_side(dst), extent(dst));
+        constexpr const char* call = "Queue::write";
+        check_count(elements(dst, call), src.size());
+        write_rect(dst.raw(), device_side(dst), src.data(), host_side(dst, call), extent(dst, call));
     }
     template <class T>
     void read(std::span<std::type_identity_t<T>> dst, const PitchedBuffer<T>& src)
     {
-        check_count(src.width() * src.height() * src.depth(), dst.size());
-        read_rect(dst.data(), host_side(src), src.raw(), device_side(src), extent(src));
+        constexpr const char* call = "Queue::read";
+        check_count(elements(src, call), dst.size());
+        read_rect(dst.data(), host_side(src, call), src.raw(), device_side(src), extent(src, call));
     }
 
     /// clSetKernelArg + clEnqueueNDRangeKernel / cuLaunchKernel. Arguments: buffers, trivially
@@ -180,21 +202,29 @@ public:
 private:
     void launch_packed(const Kernel& kernel, const Range& range, const detail::LaunchArg* args, std::size_t count);
     static void check_count(std::size_t expected, std::size_t given);
+    /// a × b, or InvalidArgument naming `what` and both numbers when it overflows.
+    std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) const;
 
+    template <class T>
+    std::size_t elements(const PitchedBuffer<T>& buffer, const char* call) const
+    {
+        return checked_product(checked_product(buffer.width(), buffer.height(), call, "width × height"), buffer.depth(),
+                               call, "width × height × depth");
+    }
     template <class T>
     static RectSide device_side(const PitchedBuffer<T>& buffer)
     {
         return {0, 0, 0, buffer.pitch(), buffer.height()};
     }
     template <class T>
-    static RectSide host_side(const PitchedBuffer<T>& buffer)
+    RectSide host_side(const PitchedBuffer<T>& buffer, const char* call) const
     {
-        return {0, 0, 0, buffer.width() * sizeof(T), buffer.height()};
+        return {0, 0, 0, checked_product(buffer.width(), sizeof(T), call, "row in bytes"), buffer.height()};
     }
     template <class T>
-    static Extent extent(const PitchedBuffer<T>& buffer)
+    Extent extent(const PitchedBuffer<T>& buffer, const char* call) const
     {
-        return {buffer.width() * sizeof(T), buffer.height(), buffer.depth()};
+        return {checked_product(buffer.width(), sizeof(T), call, "row in bytes"), buffer.height(), buffer.depth()};
     }
 
     std::shared_ptr<const detail::QueueState> state_;

@@ -21,6 +21,8 @@ struct BackendInfo {
     std::uint32_t device_count = 0;
 };
 
+/// Threads: global() and every const method may be called from several threads at once; a
+/// backend is initialised once, under a lock.
 class Registry {
 public:
     /// The process-wide registry over default_search_path(). Built on first use and never
