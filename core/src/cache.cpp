@@ -31,6 +31,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using detail::bytes_text;
+
 constexpr std::string_view magic_prefix = "duet-program-cache ";
 constexpr std::string_view format_version = "2";
 /// Far above any kernel binary seen (PoCL's are kilobytes, cubins megabytes), and a bound on what
@@ -65,11 +67,6 @@ std::string temporary_name(const std::string& entry)
 {
     return entry + std::string(temporary_marker) + std::to_string(::getpid()) + "." +
            std::to_string(std::random_device{}());
-}
-
-std::string bytes_text(std::uint64_t count)
-{
-    return std::to_string(count) + (count == 1 ? " byte" : " bytes");
 }
 
 std::string error_text(int error)

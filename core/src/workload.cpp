@@ -13,7 +13,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace duet {
 
@@ -71,20 +70,9 @@ bool valid(const WorkloadParameter& parameter, const std::string& text)
     return false;
 }
 
-/// "12884901888 bytes (12.0 GiB)": exact for comparison, rounded for reading.
-std::string bytes_text(std::uint64_t bytes)
-{
-    std::ostringstream text;
-    text << bytes << " bytes";
-    if (bytes >= (1u << 20)) {
-        text.setf(std::ios::fixed);
-        text.precision(1);
-        text << " (" << static_cast<double>(bytes) / static_cast<double>(1u << 30) << " GiB)";
-    }
-    return text.str();
-}
-
 } // namespace
+
+using detail::bytes_text;
 
 std::optional<std::uint64_t> host_available_memory()
 {
