@@ -16,10 +16,11 @@
 
 namespace duet::detail {
 
-/// One loaded backend plugin: its function table, copied into a zeroed table of this core's
-/// size so that slots a smaller (older-minor) backend lacks read as null.
+/// One loaded backend plugin and its function table.
 class Backend {
 public:
+    /// `table` is the registry's checked copy: this core's size, the slots a smaller
+    /// (older-minor) backend lacks null, every required slot filled.
     Backend(std::string name, std::string version, const duet_backend_v1& table);
 
     const std::string& name() const { return name_; }
@@ -50,7 +51,7 @@ private:
 
     std::string name_;
     std::string version_;
-    duet_backend_v1 api_{};
+    duet_backend_v1 api_;
 };
 
 /// A core-side failure (bad argument, unknown name) in the same shape as a backend's.
