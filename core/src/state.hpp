@@ -71,7 +71,14 @@ const State& live(const std::shared_ptr<State>& state, const char* call, const c
     return *state;
 }
 
-struct ProgramState;
+/// A built program's backend handle. It keeps the backend alive but not the device, whose
+/// in-memory cache holds it: a reference back would keep both alive for ever, leaking the device
+/// state of every registry but the global one.
+struct BuiltProgram {
+    std::shared_ptr<const Backend> backend;
+    duet_program handle = nullptr;
+    ~BuiltProgram();
+};
 
 struct DeviceState {
     std::shared_ptr<const Backend> backend;
@@ -82,7 +89,7 @@ struct DeviceState {
 
     /// Programs built in this process, by cache key.
     mutable std::mutex programs_mutex;
-    mutable std::map<std::string, std::shared_ptr<const ProgramState>> programs;
+    mutable std::map<std::string, std::shared_ptr<const BuiltProgram>> programs;
 
     const duet_backend_v1& api() const { return backend->api(); }
     void check(duet_status status) const { backend->check(status); }
@@ -110,9 +117,8 @@ struct EventState {
 
 struct ProgramState {
     std::shared_ptr<const DeviceState> device;
-    duet_program handle = nullptr;
+    std::shared_ptr<const BuiltProgram> built;
     std::string name;
-    ~ProgramState();
 };
 
 struct KernelState {
