@@ -80,13 +80,13 @@ duet_backend_v1 kept_table(const duet_backend_v1& table)
 /// The backend's own words for its last failure.
 std::string last_error_text(const duet_backend_v1& api)
 {
-    duet_error_detail detail{"", 0, "", ""};
+    duet_error_detail failure{"", 0, "", ""};
     if (api.last_error != nullptr) {
-        detail::call_plugin("its last_error", api.last_error, &detail);
+        detail::call_plugin("its last_error", api.last_error, &failure);
     }
-    std::string text = detail.message ? detail.message : "";
-    if (detail.native_name != nullptr && *detail.native_name != '\0') {
-        text += std::string(" (") + (detail.call ? detail.call : "") + ": " + detail.native_name + ")";
+    std::string text = failure.message ? failure.message : "";
+    if (failure.native_name != nullptr && *failure.native_name != '\0') {
+        text += std::string(" (") + (failure.call ? failure.call : "") + ": " + failure.native_name + ")";
     }
     return text;
 }

@@ -110,7 +110,8 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"fault_empty_required_slot", {{"queue_launch"}}},
         FaultCase{"fault_throwing_entry", {{"duet_backend_entry"}, {"simulated: the entry point threw"}}},
         FaultCase{"fault_throwing_init", {{"initialize"}, {"simulated: initialize threw"}}},
-        FaultCase{"fault_throwing_device_properties", {{"device_properties"}, {"simulated: device_properties threw"}}}),
+        FaultCase{"fault_throwing_device_properties", {{"device_properties"}, {"simulated: device_properties threw"}}},
+        FaultCase{"fault_endless_formats", {{"device_program_format"}, {"DUET_FORMAT_NONE"}}}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return info.param.backend; });
 
 TEST(Loader, FaultRegistryHasNoDevicesAndListsTheKnownBackendsAsNotFound)
@@ -190,11 +191,16 @@ TEST(Loader, EachBackendIsListedOnce)
 
 const ProgramSource fake_program{"fake", {{ProgramFormat::opencl_c, "the fake backend takes any source"}}};
 
-/// The fake backend's kernel on the one device of the table plugin `backend`.
+/// The fake backend's kernel on the one device of the table plugin `backend`, whose properties
+/// come through as the plugin gave them but for what it got wrong (fake_backend.hpp).
 Kernel fake_kernel(const Registry& registry, const std::string& backend)
 {
     const Device device = registry.select(backend + ":0");
     EXPECT_EQ(device.properties().name, "fake device");
+    EXPECT_EQ(device.properties().vendor, std::string(sizeof(duet_device_properties::vendor), 'v'))
+        << "an unterminated text field is read to its end, and no further";
+    const std::vector<std::pair<std::string, std::string>> raw{{"FAKE_NAME", "fake device"}, {"FAKE_NO_VALUE", ""}};
+    EXPECT_EQ(device.properties().raw, raw) << "a raw property without a key is dropped, a null value is empty";
     return device.build(fake_program, BuildOptions{.use_cache = false}).kernel("fake_kernel");
 }
 

@@ -1,6 +1,8 @@
 // A backend with one fake device, on duet's edge, that fills every slot the core requires: what
 // the table fault plugins start from before each breaks one thing. Its programs take any source
-// and hand out kernels that are never run; queues, buffers and events are unsupported.
+// and hand out kernels that are never run; queues, buffers and events are unsupported. Its device
+// reports what a careless plugin may: a text field with no terminator, raw properties with a null
+// key or value.
 #pragma once
 
 #include <edge.hpp>
@@ -53,8 +55,16 @@ inline duet_backend_v1 table(const char* name)
     t.device_properties = [](duet_device, duet_device_properties* properties) {
         duet::backend::copy_text(properties->name, "fake device");
         duet::backend::copy_text(properties->platform, "fake");
+        std::memset(properties->vendor, 'v', sizeof(properties->vendor)); // runs on into driver_version
+        duet::backend::copy_text(properties->driver_version, "fake driver");
         properties->type = DUET_DEVICE_CPU;
         properties->max_block_size = 1;
+        return DUET_SUCCESS;
+    };
+    t.device_raw_properties = [](duet_device, duet_property_sink sink, void* context) {
+        sink(context, "FAKE_NAME", "fake device");
+        sink(context, nullptr, "a value without a key");
+        sink(context, "FAKE_NO_VALUE", nullptr);
         return DUET_SUCCESS;
     };
     t.device_program_format = [](duet_device, uint32_t index, duet_program_format* format) {
