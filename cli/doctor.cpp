@@ -1,7 +1,8 @@
 // `duet doctor`: each backend and workload plugin, the file tried, loaded or exactly why not; versions;
-// the kernel cache. Fails (exit 1) only for what was asked for: a device named by DUET_DEVICE or
-// --devices, a plugin on a search path, a workload plugin that did not load, a kernel cache that
-// cannot be used, or no device at all.
+// the kernel cache. Fails (exit 1) for what was asked for that cannot work (a device named by
+// DUET_DEVICE or --devices, a plugin on a search path), for a plugin that failed to load (a workload
+// plugin, or a backend through its own fault rather than for want of a driver), for a kernel cache
+// that cannot be used, or when there is no device at all.
 #include "cache.hpp"
 #include "commands.hpp"
 #include "environment.hpp"
@@ -93,9 +94,9 @@ int doctor_command(const Arguments& arguments)
     check_search_path("DUET_PLUGIN_PATH", checks);
     const auto user_backend_dirs = directories_in("DUET_BACKEND_PATH");
     for (const auto& backend : registry.backends()) {
-        if (!backend.loaded && is_inside(backend.path, user_backend_dirs)) {
-            checks.push_back(
-                {false, "backend " + backend.name + " from DUET_BACKEND_PATH did not load: " + backend.reason});
+        if (!backend.loaded && (backend.failed || is_inside(backend.path, user_backend_dirs))) {
+            checks.push_back({false, "backend plugin " + backend.name + " (" + backend.path.string() +
+                                         ") did not load: " + backend.reason});
         }
     }
     for (const auto& plugin : workloads.plugins()) {
@@ -192,7 +193,7 @@ int doctor_command(const Arguments& arguments)
         std::cout << "  " << (check.ok ? "ok    " : "FAIL  ") << check.what << "\n";
     }
     for (const auto& backend : registry.backends()) {
-        if (!backend.loaded && !is_inside(backend.path, user_backend_dirs)) {
+        if (!backend.loaded && !backend.failed && !is_inside(backend.path, user_backend_dirs)) {
             std::cout << "  note  " << backend.name << " is unavailable (see above); runs use the other backends\n";
         }
     }

@@ -1,6 +1,5 @@
 // `duet list`: every workload the plugins provide, with its variants and parameters.
 #include "commands.hpp"
-#include "format.hpp"
 #include "output.hpp"
 #include "table.hpp"
 #include "workloads.hpp"
@@ -55,12 +54,11 @@ std::string device_limits(const Workload& workload, const WorkloadInfo& info, co
 int list_command(const Arguments& arguments)
 {
     const auto& registry = WorkloadRegistry::global();
-    std::size_t failed = 0;
     for (const auto& plugin : registry.plugins()) {
-        failed += plugin.loaded ? 0 : 1;
-    }
-    if (failed > 0) {
-        std::cerr << "duet: " << format::count(failed, "workload plugin") << " did not load; `duet doctor` says why\n";
+        if (!plugin.loaded) {
+            std::cerr << "duet: workload plugin " << plugin.name << " (" << plugin.path.string()
+                      << ") did not load: " << plugin.reason << "\n";
+        }
     }
     auto json = Output::from(arguments, "json");
     if (json) {

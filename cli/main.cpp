@@ -53,8 +53,8 @@ const std::vector<Command>& commands()
           .brief = "what loaded from where, exactly why not, versions, the kernel cache",
           .summary = "Where duet looked for backend and workload plugins, what loaded and exactly why not; build,\n"
                      "driver and toolkit versions; the kernel cache. Exit code 1 when something asked for\n"
-                     "(DUET_DEVICE, --devices, a plugin on DUET_BACKEND_PATH or DUET_PLUGIN_PATH) cannot work, or\n"
-                     "when there is no device at all.",
+                     "(DUET_DEVICE, --devices, a plugin on DUET_BACKEND_PATH or DUET_PLUGIN_PATH) cannot work, when\n"
+                     "a plugin failed to load (not merely a backend with no driver here), or when there is no device.",
           .options = {json_option,
                       {"devices", Kind::repeated, "SEL,...", "also check that these devices can be selected"}}},
          doctor_command},

@@ -3,8 +3,6 @@
 
 #include "state.hpp"
 
-#include <cstring>
-
 namespace duet {
 
 namespace {
@@ -38,10 +36,8 @@ Error::Error(std::string backend, std::string call, std::int64_t native_code, st
 namespace detail {
 
 Backend::Backend(std::string name, std::string version, const duet_backend_v1& table)
-    : name_(std::move(name)), version_(std::move(version))
+    : name_(std::move(name)), version_(std::move(version)), api_(table)
 {
-    const std::size_t size = table.table_size < sizeof(api_) ? table.table_size : sizeof(api_);
-    std::memcpy(&api_, &table, size);
 }
 
 void Backend::raise(duet_status status) const

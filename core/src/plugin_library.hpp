@@ -4,13 +4,39 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace duet::detail {
+
+/// Why a plugin was not loaded. `broken`: through its own fault (it cannot be opened, breaks the
+/// rules of its ABI, or a call failed or threw), as opposed to having nothing to run on here.
+class NotLoaded : public std::runtime_error {
+public:
+    explicit NotLoaded(const std::string& reason, bool broken = true) : std::runtime_error(reason), broken(broken) {}
+    bool broken;
+};
+
+/// Calls `function` of a plugin, named `what` in the reason. Whatever it throws becomes NotLoaded
+/// with the exception's text, so that it fails that plugin and not the command that loads it:
+/// backends must not throw across their C ABI, but one not built on duet's edge still may.
+template <class Function, class... Args>
+auto call_plugin(const std::string& what, Function&& function, Args&&... args)
+{
+    try {
+        return function(std::forward<Args>(args)...);
+    } catch (const std::exception& error) {
+        throw NotLoaded(what + " threw: " + error.what());
+    } catch (...) {
+        throw NotLoaded(what + " threw an exception that is not a std::exception");
+    }
+}
 
 /// The directories named by a ':'-separated environment variable, in order.
 std::vector<std::filesystem::path> directories_from(const char* variable);

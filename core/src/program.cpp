@@ -121,23 +121,21 @@ const ProgramImage& choose_image(const detail::DeviceState& device, const Progra
     detail::fail<Unsupported>(device.backend->name(), "Device::build", message);
 }
 
-std::shared_ptr<detail::ProgramState> create_program(const std::shared_ptr<const detail::DeviceState>& device,
-                                                     const std::string& name, ProgramFormat format,
-                                                     std::string_view data, const std::string& options)
+std::shared_ptr<const detail::BuiltProgram> create_program(const detail::DeviceState& device, ProgramFormat format,
+                                                           std::string_view data, const std::string& options)
 {
-    auto program = std::make_shared<detail::ProgramState>();
-    program->device = device;
-    program->name = name;
-    device->check(device->api().program_create(device->handle, static_cast<duet_program_format>(format), data.data(),
-                                               data.size(), options.c_str(), &program->handle));
+    auto program = std::make_shared<detail::BuiltProgram>();
+    program->backend = device.backend;
+    device.check(device.api().program_create(device.handle, static_cast<duet_program_format>(format), data.data(),
+                                             data.size(), options.c_str(), &program->handle));
     return program;
 }
 
-std::string program_binary(const detail::ProgramState& program)
+std::string program_binary(const detail::BuiltProgram& program)
 {
     std::string binary;
-    const auto& device = *program.device;
-    device.check(device.backend->require(device.api().program_binary, "program binaries")(
+    const auto& backend = *program.backend;
+    backend.check(backend.require(backend.api().program_binary, "program binaries")(
         program.handle,
         [](void* context, const void* data, std::size_t size) {
             static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
@@ -154,8 +152,12 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
 {
     const std::string options_text = option_text(options);
     const ProgramImage& image = choose_image(*state_, source, !options_text.empty());
+    const auto program = [&](std::shared_ptr<const detail::BuiltProgram> built) {
+        return Program(
+            std::make_shared<const detail::ProgramState>(detail::ProgramState{state_, std::move(built), source.name}));
+    };
     if (!is_source(image.format)) {
-        return Program(create_program(state_, source.name, image.format, image.data, options_text));
+        return program(create_program(*state_, image.format, image.data, options_text));
     }
 
     const std::string key = cache_key(*state_, image, options_text, options.include_dirs);
@@ -163,30 +165,30 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
     std::lock_guard lock(state_->programs_mutex);
     if (options.use_cache) {
         if (const auto built = state_->programs.find(key); built != state_->programs.end()) {
-            return Program(built->second);
+            return program(built->second);
         }
     }
-    std::shared_ptr<detail::ProgramState> program;
+    std::shared_ptr<const detail::BuiltProgram> built;
     if (disk_cache) {
         if (const auto binary = disk_cache->load(key)) {
             try {
-                program = create_program(state_, source.name, ProgramFormat::native, *binary, options_text);
+                built = create_program(*state_, ProgramFormat::native, *binary, options_text);
             } catch (const Error&) {
                 // An entry that verifies but the driver refuses (a driver update it cannot tell
                 // from the key): build from source and replace it below.
             }
         }
     }
-    if (!program) {
-        program = create_program(state_, source.name, image.format, image.data, options_text);
+    if (!built) {
+        built = create_program(*state_, image.format, image.data, options_text);
         if (disk_cache) {
-            disk_cache->store(key, program_binary(*program));
+            disk_cache->store(key, program_binary(*built));
         }
     }
     if (options.use_cache) {
-        state_->programs.emplace(key, program);
+        state_->programs.emplace(key, built);
     }
-    return Program(std::move(program));
+    return program(std::move(built));
 }
 
 Kernel Program::kernel(std::string_view name) const
@@ -195,7 +197,7 @@ Kernel Program::kernel(std::string_view name) const
     auto kernel = std::make_shared<detail::KernelState>();
     kernel->program = state_;
     kernel->name = std::string(name);
-    device.check(device.api().kernel_create(state_->handle, kernel->name.c_str(), &kernel->handle));
+    device.check(device.api().kernel_create(state_->built->handle, kernel->name.c_str(), &kernel->handle));
     device.check(device.api().kernel_limits(kernel->handle, &kernel->max_block_size, &kernel->static_local_memory));
     return Kernel(std::move(kernel));
 }
@@ -204,7 +206,7 @@ std::vector<std::string> Program::kernel_names() const
 {
     const auto& device = *detail::live(state_, "Program::kernel_names", "Program").device;
     const char* names = nullptr;
-    device.check(device.api().program_kernel_names(state_->handle, &names));
+    device.check(device.api().program_kernel_names(state_->built->handle, &names));
     std::vector<std::string> result;
     std::istringstream stream(names ? names : "");
     for (std::string name; std::getline(stream, name, ';');) {
@@ -215,7 +217,10 @@ std::vector<std::string> Program::kernel_names() const
     return result;
 }
 
-std::string Program::binary() const { return program_binary(detail::live(state_, "Program::binary", "Program")); }
+std::string Program::binary() const
+{
+    return program_binary(*detail::live(state_, "Program::binary", "Program").built);
+}
 Device Program::device() const { return Device(detail::live(state_, "Program::device", "Program").device); }
 
 const std::string& Kernel::name() const { return detail::live(state_, "Kernel::name", "Kernel").name; }
@@ -237,10 +242,10 @@ void Kernel::set_cache_preference(CachePreference preference) const
 }
 
 namespace detail {
-ProgramState::~ProgramState()
+BuiltProgram::~BuiltProgram()
 {
     if (handle != nullptr) {
-        device->api().program_release(handle);
+        backend->api().program_release(handle);
     }
 }
 

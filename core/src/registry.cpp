@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -28,27 +30,82 @@ std::string lowercase(std::string_view text)
     return out;
 }
 
-std::string last_error_text(const duet_backend_v1& table)
+/// A slot of duet_backend_v1, by name and place, for checks that go over several.
+struct Slot {
+    const char* name;
+    std::size_t offset;
+    std::size_t end() const { return offset + sizeof(void (*)()); }
+};
+
+#define DUET_SLOT(name) Slot{#name, offsetof(duet_backend_v1, name)},
+constexpr Slot required_slots[] = {DUET_BACKEND_REQUIRED_SLOTS(DUET_SLOT)};
+#undef DUET_SLOT
+
+/// The last required slot, which every table must reach.
+constexpr Slot last_required_slot = *std::max_element(std::begin(required_slots), std::end(required_slots),
+                                                      [](const Slot& a, const Slot& b) { return a.offset < b.offset; });
+
+bool filled(const duet_backend_v1& table, const Slot& slot)
 {
-    duet_error_detail detail{"", 0, "", ""};
-    if (table.last_error != nullptr) {
-        table.last_error(&detail);
+    void (*function)() = nullptr;
+    std::memcpy(&function, reinterpret_cast<const char*>(&table) + slot.offset, sizeof(function));
+    return function != nullptr;
+}
+
+/// The copy of a plugin's table that the core keeps and calls through: this core's size, the
+/// slots past the size the plugin declares empty, nothing past this core's table ever read.
+/// Refused when the declared size does not reach every required slot or one of them is empty.
+duet_backend_v1 kept_table(const duet_backend_v1& table)
+{
+    if (table.table_size < last_required_slot.end()) {
+        throw detail::NotLoaded("its function table declares a size of " + std::to_string(table.table_size) +
+                                " bytes; every backend's must hold at least " +
+                                std::to_string(last_required_slot.end()) + " (up to " + last_required_slot.name +
+                                "; this core's table is " + std::to_string(sizeof(duet_backend_v1)) + ")");
     }
-    std::string text = detail.message ? detail.message : "";
-    if (detail.native_name != nullptr && *detail.native_name != '\0') {
-        text += std::string(" (") + (detail.call ? detail.call : "") + ": " + detail.native_name + ")";
+    duet_backend_v1 kept{};
+    std::memcpy(&kept, &table, std::min(table.table_size, sizeof(kept)));
+    std::string empty;
+    for (const Slot& slot : required_slots) {
+        if (!filled(kept, slot)) {
+            empty += (empty.empty() ? "" : ", ") + std::string(slot.name);
+        }
+    }
+    if (!empty.empty()) {
+        throw detail::NotLoaded("its function table leaves slots every backend must provide empty: " + empty);
+    }
+    return kept;
+}
+
+/// The backend's own words for its last failure.
+std::string last_error_text(const duet_backend_v1& api)
+{
+    duet_error_detail failure{"", 0, "", ""};
+    if (api.last_error != nullptr) {
+        detail::call_plugin("its last_error", api.last_error, &failure);
+    }
+    std::string text = failure.message ? failure.message : "";
+    if (failure.native_name != nullptr && *failure.native_name != '\0') {
+        text += std::string(" (") + (failure.call ? failure.call : "") + ": " + failure.native_name + ")";
     }
     return text;
+}
+
+/// A fixed-size text field of duet_device_properties, up to its terminator or its end.
+template <std::size_t N>
+std::string text(const char (&field)[N])
+{
+    return std::string(field, strnlen(field, N));
 }
 
 DeviceProperties convert(const duet_device_properties& p)
 {
     DeviceProperties out;
-    out.name = p.name;
-    out.vendor = p.vendor;
-    out.driver_version = p.driver_version;
-    out.platform = p.platform;
-    out.api_version = p.api_version;
+    out.name = text(p.name);
+    out.vendor = text(p.vendor);
+    out.driver_version = text(p.driver_version);
+    out.platform = text(p.platform);
+    out.api_version = text(p.api_version);
     out.type = static_cast<DeviceType>(p.type);
     out.compute_units = p.compute_units;
     out.max_block_size = p.max_block_size;
@@ -75,9 +132,12 @@ DeviceProperties convert(const duet_device_properties& p)
     out.max_threads_per_multiprocessor = p.max_threads_per_multiprocessor;
     out.memory_bus_width_bits = p.memory_bus_width_bits;
     out.memory_clock_mhz = p.memory_clock_mhz;
-    out.pci_bus_id = p.pci_bus_id;
+    out.pci_bus_id = text(p.pci_bus_id);
     return out;
 }
+
+/// More entries than any backend has formats: a list that goes on past this never ends.
+constexpr std::uint32_t max_program_formats = 64;
 
 /// Reads everything the core keeps about one device; a failure here fails the whole backend.
 std::shared_ptr<detail::DeviceState> describe_device(const std::shared_ptr<const detail::Backend>& backend,
@@ -87,21 +147,27 @@ std::shared_ptr<detail::DeviceState> describe_device(const std::shared_ptr<const
     auto device = std::make_shared<detail::DeviceState>();
     device->backend = backend;
     device->index = index;
-    backend->check(api.device_get(index, &device->handle));
+    backend->check(detail::call_plugin("its device_get", api.device_get, index, &device->handle));
     duet_device_properties properties{};
-    backend->check(api.device_properties(device->handle, &properties));
+    backend->check(detail::call_plugin("its device_properties", api.device_properties, device->handle, &properties));
     device->properties = convert(properties);
     if (api.device_raw_properties != nullptr) {
-        backend->check(api.device_raw_properties(
-            device->handle,
-            [](void* context, const char* key, const char* value) {
-                static_cast<DeviceProperties*>(context)->raw.emplace_back(key, value);
-            },
-            &device->properties));
+        const duet_property_sink sink = [](void* context, const char* key, const char* value) {
+            if (key != nullptr) {
+                static_cast<DeviceProperties*>(context)->raw.emplace_back(key, value != nullptr ? value : "");
+            }
+        };
+        backend->check(detail::call_plugin("its device_raw_properties", api.device_raw_properties, device->handle, sink,
+                                           static_cast<void*>(&device->properties)));
     }
     for (std::uint32_t i = 0;; ++i) {
+        if (i == max_program_formats) {
+            throw detail::NotLoaded("its device_program_format lists more than " + std::to_string(max_program_formats) +
+                                    " formats without ending the list with DUET_FORMAT_NONE");
+        }
         duet_program_format format{};
-        backend->check(api.device_program_format(device->handle, i, &format));
+        backend->check(
+            detail::call_plugin("its device_program_format", api.device_program_format, device->handle, i, &format));
         if (format == DUET_FORMAT_NONE) {
             break;
         }
@@ -110,72 +176,85 @@ std::shared_ptr<detail::DeviceState> describe_device(const std::shared_ptr<const
     return device;
 }
 
+/// Opens the plugin at `path`, checks and keeps its table, initializes it and describes its
+/// devices; throws NotLoaded, or the Error of a failed call, when it cannot be used.
+std::vector<Device> open_backend(const std::string& name, const fs::path& path, std::string& version)
+{
+    std::string reason;
+    const auto library = detail::open_plugin(path, reason);
+    if (!library) {
+        throw detail::NotLoaded(reason);
+    }
+    if (!library->has(DUET_BACKEND_ENTRY_SYMBOL)) {
+        throw detail::NotLoaded("it does not export the entry symbol " DUET_BACKEND_ENTRY_SYMBOL
+                                "; not a duet backend");
+    }
+    const auto entry = library->get<std::remove_pointer_t<duet_backend_entry_fn>>(DUET_BACKEND_ENTRY_SYMBOL);
+
+    const duet_backend_v1* table = nullptr;
+    const duet_status status =
+        detail::call_plugin("its entry " DUET_BACKEND_ENTRY_SYMBOL, entry, DUET_ABI_MAJOR, DUET_ABI_MINOR, &table);
+    if (status == DUET_ERROR_ABI_MISMATCH || (table != nullptr && table->abi_major != DUET_ABI_MAJOR)) {
+        throw detail::NotLoaded("ABI mismatch: the plugin implements duet ABI " +
+                                (table ? std::to_string(table->abi_major) + "." + std::to_string(table->abi_minor)
+                                       : std::string("(unknown)")) +
+                                ", this core needs " + std::to_string(DUET_ABI_MAJOR) + ".x");
+    }
+    if (status != DUET_SUCCESS || table == nullptr) {
+        throw detail::NotLoaded("its entry point failed with status " + std::to_string(status));
+    }
+    const duet_backend_v1 api = kept_table(*table);
+    if (const duet_status init = detail::call_plugin("its initialize", api.initialize); init != DUET_SUCCESS) {
+        const std::string why = last_error_text(api);
+        throw detail::NotLoaded(why.empty() ? "its initialize failed with status " + std::to_string(init) : why,
+                                init != DUET_ERROR_UNAVAILABLE);
+    }
+    const char* text = nullptr;
+    if (api.version != nullptr && detail::call_plugin("its version", api.version, &text) == DUET_SUCCESS &&
+        text != nullptr) {
+        version = text;
+    }
+    const auto backend = std::make_shared<const detail::Backend>(name, version, api);
+    std::uint32_t count = 0;
+    backend->check(detail::call_plugin("its device_count", api.device_count, &count));
+    if (count == 0) {
+        throw detail::NotLoaded("the backend loaded but found no devices", false);
+    }
+    std::vector<Device> devices;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        devices.emplace_back(describe_device(backend, i));
+    }
+    return devices;
+}
+
 struct Loaded {
     BackendInfo info;
     std::vector<Device> devices;
 };
 
+/// The plugin at `path` loaded, or listed with why not; nothing it does escapes as an exception.
 Loaded load_backend(const std::string& name, const fs::path& path)
 {
     Loaded result;
-    result.info.name = name;
-    result.info.path = path;
     auto& info = result.info;
-
-    const auto library = detail::open_plugin(path, info.reason);
-    if (!library) {
-        return result;
-    }
-    if (!library->has(DUET_BACKEND_ENTRY_SYMBOL)) {
-        info.reason = "it does not export the entry symbol " DUET_BACKEND_ENTRY_SYMBOL "; not a duet backend";
-        return result;
-    }
-    const auto entry = library->get<std::remove_pointer_t<duet_backend_entry_fn>>(DUET_BACKEND_ENTRY_SYMBOL);
-
-    const duet_backend_v1* table = nullptr;
-    const duet_status status = entry(DUET_ABI_MAJOR, DUET_ABI_MINOR, &table);
-    if (status == DUET_ERROR_ABI_MISMATCH || (table != nullptr && table->abi_major != DUET_ABI_MAJOR)) {
-        info.reason = "ABI mismatch: the plugin implements duet ABI " +
-                      (table ? std::to_string(table->abi_major) + "." + std::to_string(table->abi_minor)
-                             : std::string("(unknown)")) +
-                      ", this core needs " + std::to_string(DUET_ABI_MAJOR) + ".x";
-        return result;
-    }
-    if (status != DUET_SUCCESS || table == nullptr) {
-        info.reason = "its entry point failed with status " + std::to_string(status);
-        return result;
-    }
-    if (table->initialize == nullptr || table->device_count == nullptr || table->device_get == nullptr ||
-        table->device_properties == nullptr || table->device_program_format == nullptr) {
-        info.reason = "its function table lacks the slots every backend must provide";
-        return result;
-    }
-    if (table->initialize() != DUET_SUCCESS) {
-        info.reason = last_error_text(*table);
-        return result;
-    }
-    const char* version = nullptr;
-    if (table->version != nullptr && table->version(&version) == DUET_SUCCESS && version != nullptr) {
-        info.version = version;
-    }
-    auto backend = std::make_shared<const detail::Backend>(name, info.version, *table);
+    info.name = name;
+    info.path = path;
     try {
-        std::uint32_t count = 0;
-        backend->check(table->device_count(&count));
-        if (count == 0) {
-            info.reason = "the backend loaded but found no devices";
-            return result;
-        }
-        for (std::uint32_t i = 0; i < count; ++i) {
-            result.devices.emplace_back(describe_device(backend, i));
-        }
-    } catch (const Error& error) {
+        result.devices = open_backend(name, path, info.version);
+        info.loaded = true;
+        info.device_count = static_cast<std::uint32_t>(result.devices.size());
+    } catch (const detail::NotLoaded& refusal) {
+        info.reason = refusal.what();
+        info.failed = refusal.broken;
+    } catch (const Unavailable& error) {
         info.reason = error.what();
-        result.devices.clear();
-        return result;
+    } catch (const std::exception& error) {
+        info.reason = error.what();
+        info.failed = true;
+    } catch (...) {
+        info.reason = "loading it threw something that is not even a std::exception";
+        info.failed = true;
     }
-    info.loaded = true;
-    info.device_count = static_cast<std::uint32_t>(result.devices.size());
     return result;
 }
 
@@ -231,10 +310,11 @@ Registry::Registry(const std::vector<fs::path>& directories)
     const auto found = detail::find_plugins(directories, "duet_backend_");
     for (const char* name : known_backends) {
         if (!found.contains(name)) {
-            backends_.push_back({name, {}, false,
-                                 std::string("no libduet_backend_") + name + ".so in " + detail::join(directories) +
-                                     " (this build has no " + name + " backend, or DUET_BACKEND_PATH misses it)",
-                                 {}, 0});
+            BackendInfo absent;
+            absent.name = name;
+            absent.reason = std::string("no libduet_backend_") + name + ".so in " + detail::join(directories) +
+                            " (this build has no " + name + " backend, or DUET_BACKEND_PATH misses it)";
+            backends_.push_back(std::move(absent));
         }
     }
     for (const auto& [name, path] : found) {

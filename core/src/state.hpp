@@ -18,10 +18,11 @@
 
 namespace duet::detail {
 
-/// One loaded backend plugin: its function table, copied into a zeroed table of this core's
-/// size so that slots a smaller (older-minor) backend lacks read as null.
+/// One loaded backend plugin and its function table.
 class Backend {
 public:
+    /// `table` is the registry's checked copy: this core's size, the slots a smaller
+    /// (older-minor) backend lacks null, every required slot filled.
     Backend(std::string name, std::string version, const duet_backend_v1& table);
 
     const std::string& name() const { return name_; }
@@ -52,7 +53,7 @@ private:
 
     std::string name_;
     std::string version_;
-    duet_backend_v1 api_{};
+    duet_backend_v1 api_;
 };
 
 /// A core-side failure (bad argument, unknown name) in the same shape as a backend's.
@@ -86,7 +87,15 @@ const State& live(const std::shared_ptr<State>& state, const char* call, const c
     return *state;
 }
 
-struct ProgramState;
+/// A built program's backend handle. It keeps the backend alive but not the device, whose
+/// in-memory cache holds it: a reference back would keep both alive for ever, leaking the device
+/// state of every registry but the global one.
+struct BuiltProgram {
+    std::shared_ptr<const Backend> backend;
+    duet_program handle = nullptr;
+    ~BuiltProgram();
+};
+
 struct QueueState;
 
 struct DeviceState {
@@ -98,7 +107,7 @@ struct DeviceState {
 
     /// Programs built in this process, by cache key.
     mutable std::mutex programs_mutex;
-    mutable std::map<std::string, std::shared_ptr<const ProgramState>> programs;
+    mutable std::map<std::string, std::shared_ptr<const BuiltProgram>> programs;
 
     const duet_backend_v1& api() const { return backend->api(); }
     void check(duet_status status) const { backend->check(status); }
@@ -148,9 +157,8 @@ struct EventState {
 
 struct ProgramState {
     std::shared_ptr<const DeviceState> device;
-    duet_program handle = nullptr;
+    std::shared_ptr<const BuiltProgram> built;
     std::string name;
-    ~ProgramState();
 };
 
 struct KernelState {

@@ -185,27 +185,50 @@ const WorkloadRegistry& WorkloadRegistry::global()
     return *registry;
 }
 
-WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories)
+namespace {
+
+/// The workload of the plugin at `path`, once its entry and info() have answered; throws
+/// NotLoaded with why not.
+std::shared_ptr<const Workload> open_workload(const fs::path& path)
 {
     using Entry = Workload*(std::uint32_t);
     using Version = std::uint32_t();
+    std::string reason;
+    const auto library = detail::open_plugin(path, reason);
+    if (!library) {
+        throw detail::NotLoaded(reason);
+    }
+    if (!library->has("duet_workload_entry") || !library->has("duet_workload_abi_version")) {
+        throw detail::NotLoaded("it does not export duet_workload_entry and duet_workload_abi_version; "
+                                "end the plugin with DUET_EXPORT_WORKLOAD(YourWorkload)");
+    }
+    const auto version =
+        detail::call_plugin("its duet_workload_abi_version", library->get<Version>("duet_workload_abi_version"));
+    if (version != DUET_WORKLOAD_ABI_VERSION) {
+        throw detail::NotLoaded("it was built for workload ABI " + std::to_string(version) + "; this duet needs " +
+                                std::to_string(DUET_WORKLOAD_ABI_VERSION) + ": rebuild it against this duet");
+    }
+    const std::shared_ptr<const Workload> workload(detail::call_plugin(
+        "its entry duet_workload_entry", library->get<Entry>("duet_workload_entry"), DUET_WORKLOAD_ABI_VERSION));
+    if (!workload) {
+        throw detail::NotLoaded("its entry point returned no workload");
+    }
+    // Every command asks for the description first: a plugin that cannot give it is not listed.
+    detail::call_plugin("its info()", [&] { return workload->info(); });
+    return workload;
+}
+
+} // namespace
+
+WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories)
+{
     for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
         WorkloadPluginInfo info{name, path, false, {}};
-        const auto library = detail::open_plugin(path, info.reason);
-        if (library && (!library->has("duet_workload_entry") || !library->has("duet_workload_abi_version"))) {
-            info.reason = "it does not export duet_workload_entry and duet_workload_abi_version; "
-                          "end the plugin with DUET_EXPORT_WORKLOAD(YourWorkload)";
-        } else if (library) {
-            const auto version = library->get<Version>("duet_workload_abi_version")();
-            if (version != DUET_WORKLOAD_ABI_VERSION) {
-                info.reason = "it was built for workload ABI " + std::to_string(version) + "; this duet needs " +
-                              std::to_string(DUET_WORKLOAD_ABI_VERSION) + ": rebuild it against this duet";
-            } else if (Workload* workload = library->get<Entry>("duet_workload_entry")(DUET_WORKLOAD_ABI_VERSION)) {
-                workloads_.emplace_back(workload);
-                info.loaded = true;
-            } else {
-                info.reason = "its entry point returned no workload";
-            }
+        try {
+            workloads_.push_back(open_workload(path));
+            info.loaded = true;
+        } catch (const std::exception& error) {
+            info.reason = error.what();
         }
         plugins_.push_back(std::move(info));
     }

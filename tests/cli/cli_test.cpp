@@ -229,6 +229,61 @@ TEST(Cli, DoctorNamesAWorkloadPluginThatDidNotLoadAndWhy)
     EXPECT_THAT(list.err, HasSubstr("did not load"));
 }
 
+TEST(Cli, DoctorFailsForBackendPluginsThatFailedAndTheOtherCommandsNameThem)
+{
+    // A zero-sized table, an empty required slot, an entry and an initialize that throw (tests/loader).
+    const EnvChanges faults{{"DUET_BACKEND_PATH", DUET_FAULT_PLUGIN_DIR}};
+    const std::vector<std::pair<std::string, std::string>> expected{
+        {"fault_table_size_zero", "declares a size of 0 bytes"},
+        {"fault_empty_required_slot", "queue_launch"},
+        {"fault_throwing_entry", "simulated: the entry point threw"},
+        {"fault_throwing_init", "simulated: initialize threw"}};
+    const auto doctor = run_duet({"doctor"}, faults);
+    EXPECT_EQ(doctor.exit_code, 1) << doctor.out << doctor.err;
+    const auto devices = run_duet({"devices"}, faults);
+    EXPECT_EQ(devices.exit_code, 0) << devices.err;
+    for (const auto& [plugin, why] : expected) {
+        EXPECT_THAT(doctor.out, HasSubstr("FAIL  backend plugin " + plugin));
+        EXPECT_THAT(doctor.out, HasSubstr(why));
+        EXPECT_THAT(devices.out, HasSubstr(plugin));
+        EXPECT_THAT(devices.out, HasSubstr(why));
+    }
+    const auto list = run_duet({"list"}, faults);
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_THAT(list.out, HasSubstr("vector_add"));
+}
+
+TEST(Cli, DoctorFailsForWorkloadPluginsThatThrowAndTheOtherCommandsNameThem)
+{
+    const EnvChanges faults{{"DUET_PLUGIN_PATH", DUET_FAULT_WORKLOAD_DIR}};
+    const std::vector<std::pair<std::string, std::string>> expected{
+        {"fault_throwing_entry", "simulated: the workload entry threw"},
+        {"fault_throwing_info", "simulated: info() threw"},
+        {"fault_null_entry", "returned no workload"}};
+    const auto doctor = run_duet({"doctor"}, faults);
+    EXPECT_EQ(doctor.exit_code, 1) << doctor.out << doctor.err;
+    const auto list = run_duet({"list"}, faults);
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_THAT(list.out, HasSubstr("vector_add"));
+    for (const auto& [plugin, why] : expected) {
+        EXPECT_THAT(doctor.out, HasSubstr("FAIL  workload plugin " + plugin));
+        EXPECT_THAT(doctor.out, HasSubstr(why));
+        EXPECT_THAT(list.err, HasSubstr("workload plugin " + plugin));
+        EXPECT_THAT(list.err, HasSubstr(why));
+    }
+    EXPECT_EQ(run_duet({"devices"}, faults).exit_code, 0);
+}
+
+TEST(Cli, RunsGoOnBesideFailedPlugins)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result =
+        run_duet(std::vector<std::string>{"run", "vector_add", "--device", device} + small,
+                 {{"DUET_BACKEND_PATH", DUET_FAULT_PLUGIN_DIR}, {"DUET_PLUGIN_PATH", DUET_FAULT_WORKLOAD_DIR}});
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_THAT(result.out, HasSubstr("matches the CPU reference"));
+}
+
 // --- run ---
 
 TEST(Cli, RunPrintsEveryPhaseAndTheVerdict)

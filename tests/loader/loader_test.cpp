@@ -1,7 +1,10 @@
 // The loader against purpose-built fault plugins (wrong ABI major, missing entry symbol, failing
-// initialisation, missing dependency): each is listed, not loaded, with a reason naming its cause,
-// and the process goes on.
+// initialisation, missing dependency, tables of the wrong size or with an empty required slot,
+// calls that throw across the C ABI, workload plugins that throw or hand out nothing): each is
+// listed, not loaded, with a reason naming its cause, and the process goes on. Tables of an older
+// or newer minor load, with only what both sides know.
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <iostream>
 
@@ -13,6 +16,8 @@ namespace duet::test {
 namespace {
 
 const std::filesystem::path fault_dir = DUET_FAULT_PLUGIN_DIR;
+const std::filesystem::path table_dir = DUET_TABLE_PLUGIN_DIR;
+const std::filesystem::path fault_workload_dir = DUET_FAULT_WORKLOAD_DIR;
 
 const Registry& fault_registry()
 {
@@ -27,9 +32,27 @@ const BackendInfo* find_backend(const Registry& registry, const std::string& nam
     return found == backends.end() ? nullptr : &*found;
 }
 
+/// Whether `reason` holds, for each inner list, one of its texts; else a failure naming them.
+::testing::AssertionResult mentions(const std::string& reason, const std::vector<std::vector<std::string>>& wanted)
+{
+    for (const auto& alternatives : wanted) {
+        const bool found = std::any_of(alternatives.begin(), alternatives.end(),
+                                       [&](const std::string& text) { return reason.find(text) != std::string::npos; });
+        if (!found) {
+            std::string names;
+            for (const std::string& text : alternatives) {
+                names += (names.empty() ? "\"" : " or \"") + text + "\"";
+            }
+            return ::testing::AssertionFailure() << "the reason does not name " << names << ": " << reason;
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
 struct FaultCase {
     std::string backend;
     std::vector<std::vector<std::string>> reason_mentions; // each inner list: one of these must appear
+    bool failed = true;                                    // the plugin's own fault, rather than nothing to run on here
 };
 
 void PrintTo(const FaultCase& c, std::ostream* os)
@@ -49,18 +72,9 @@ TEST_P(FaultPlugin, IsListedNotLoadedWithItsCause)
     ASSERT_NE(info, nullptr) << c.backend << " is not listed";
     EXPECT_FALSE(info->loaded);
     EXPECT_EQ(info->device_count, 0u);
+    EXPECT_EQ(info->failed, c.failed);
     EXPECT_EQ(std::filesystem::weakly_canonical(info->path), std::filesystem::weakly_canonical(plugin));
-    for (const auto& alternatives : c.reason_mentions) {
-        bool found = false;
-        for (const std::string& text : alternatives) {
-            found = found || info->reason.find(text) != std::string::npos;
-        }
-        std::string wanted;
-        for (const std::string& text : alternatives) {
-            wanted += (wanted.empty() ? "\"" : " or \"") + text + "\"";
-        }
-        EXPECT_TRUE(found) << "the reason does not name " << wanted << ": " << info->reason;
-    }
+    EXPECT_TRUE(mentions(info->reason, c.reason_mentions));
     // Visible in the test log: what a user asking for this backend would read.
     std::cout << c.backend << ": " << info->reason << "\n";
     RecordProperty("reason", info->reason);
@@ -80,11 +94,24 @@ TEST_P(FaultPlugin, SelectingItIsUnavailableWithTheReason)
 
 INSTANTIATE_TEST_SUITE_P(
     Loader, FaultPlugin,
-    ::testing::Values(FaultCase{"fault_wrong_abi", {{"99"}, {std::to_string(DUET_ABI_MAJOR)}, {"ABI", "abi"}}},
-                      FaultCase{"fault_missing_entry", {{"duet_backend_entry"}}},
-                      FaultCase{"fault_failing_init", {{"simulated initialisation failure: no such driver"}}},
-                      FaultCase{"fault_missing_dependency",
-                                {{"libduet_absent_dependency.so"}, {"cannot open shared object file"}}}),
+    ::testing::Values(
+        FaultCase{"fault_wrong_abi", {{"99"}, {std::to_string(DUET_ABI_MAJOR)}, {"ABI", "abi"}}},
+        FaultCase{"fault_missing_entry", {{"duet_backend_entry"}}},
+        // UNAVAILABLE from initialize: nothing to run on here, not a broken plugin.
+        FaultCase{"fault_failing_init", {{"simulated initialisation failure: no such driver"}}, false},
+        FaultCase{"fault_missing_dependency", {{"libduet_absent_dependency.so"}, {"cannot open shared object file"}}},
+        FaultCase{"fault_table_size_zero",
+                  {{"declares a size of 0 bytes"},
+                   {"at least " + std::to_string(offsetof(duet_backend_v1, kernel_limits) +
+                                                 sizeof(duet_backend_v1::kernel_limits))}}},
+        FaultCase{"fault_short_table",
+                  {{"declares a size of " + std::to_string(offsetof(duet_backend_v1, queue_create)) + " bytes"},
+                   {"at least"}}},
+        FaultCase{"fault_empty_required_slot", {{"queue_launch"}}},
+        FaultCase{"fault_throwing_entry", {{"duet_backend_entry"}, {"simulated: the entry point threw"}}},
+        FaultCase{"fault_throwing_init", {{"initialize"}, {"simulated: initialize threw"}}},
+        FaultCase{"fault_throwing_device_properties", {{"device_properties"}, {"simulated: device_properties threw"}}},
+        FaultCase{"fault_endless_formats", {{"device_program_format"}, {"DUET_FORMAT_NONE"}}}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return info.param.backend; });
 
 TEST(Loader, FaultRegistryHasNoDevicesAndListsTheKnownBackendsAsNotFound)
@@ -114,11 +141,14 @@ TEST(Loader, ProcessGoesOnToUseTheRealBackends)
     // A registry over the faults and the real backends together: the faults do not stop the rest.
     const Registry mixed({fault_dir, DUET_BUILD_BACKEND_DIR});
     EXPECT_EQ(mixed.devices().size(), Registry::global().devices().size());
-    for (const std::string fault :
-         {"fault_wrong_abi", "fault_missing_entry", "fault_failing_init", "fault_missing_dependency"}) {
-        const BackendInfo* info = find_backend(mixed, fault);
-        ASSERT_NE(info, nullptr) << fault;
-        EXPECT_FALSE(info->loaded);
+    for (const BackendInfo& fault : fault_registry().backends()) {
+        if (!fault.name.starts_with("fault_")) {
+            continue; // opencl and cuda, which the fault directory lacks
+        }
+        const BackendInfo* info = find_backend(mixed, fault.name);
+        ASSERT_NE(info, nullptr) << fault.name;
+        EXPECT_FALSE(info->loaded) << fault.name;
+        EXPECT_EQ(info->reason, fault.reason);
     }
     if (mixed.devices().empty()) {
         GTEST_SKIP() << "no real device to run on after the faults";
@@ -155,6 +185,115 @@ TEST(Loader, EachBackendIsListedOnce)
                                          [&](const BackendInfo& other) { return other.name == info.name; });
         EXPECT_EQ(count, 1) << info.name << " is listed more than once";
     }
+}
+
+// --- tables that differ in size from this core's, and still load ---
+
+const ProgramSource fake_program{"fake", {{ProgramFormat::opencl_c, "the fake backend takes any source"}}};
+
+/// The fake backend's kernel on the one device of the table plugin `backend`, whose properties
+/// come through as the plugin gave them but for what it got wrong (fake_backend.hpp).
+Kernel fake_kernel(const Registry& registry, const std::string& backend)
+{
+    const Device device = registry.select(backend + ":0");
+    EXPECT_EQ(device.properties().name, "fake device");
+    EXPECT_EQ(device.properties().vendor, std::string(sizeof(duet_device_properties::vendor), 'v'))
+        << "an unterminated text field is read to its end, and no further";
+    const std::vector<std::pair<std::string, std::string>> raw{{"FAKE_NAME", "fake device"}, {"FAKE_NO_VALUE", ""}};
+    EXPECT_EQ(device.properties().raw, raw) << "a raw property without a key is dropped, a null value is empty";
+    return device.build(fake_program, BuildOptions{.use_cache = false}).kernel("fake_kernel");
+}
+
+TEST(Loader, AnOlderMinorTableLoadsAndTheSlotsItLacksAreUnsupported)
+{
+    const Registry registry({table_dir});
+    const BackendInfo* info = find_backend(registry, "fake_older_minor_table");
+    ASSERT_NE(info, nullptr);
+    ASSERT_TRUE(info->loaded) << info->reason;
+    EXPECT_EQ(info->version, "fake 1.0");
+    const Kernel kernel = fake_kernel(registry, "fake_older_minor_table");
+    EXPECT_EQ(kernel.max_block_size(), 1u);
+    // The plugin's memory past its declared size holds a set_cache_preference that succeeds: the
+    // core must not have read it.
+    auto error = expect_error<Unsupported>([&] { kernel.set_cache_preference(CachePreference::prefer_l1); });
+    if (error) {
+        EXPECT_NE(std::string(error->what()).find("cache preferences"), std::string::npos) << error->what();
+    }
+}
+
+TEST(Loader, ANewerMinorTableLoadsWhatThisCoreKnows)
+{
+    const Registry registry({table_dir});
+    const BackendInfo* info = find_backend(registry, "fake_oversized_table");
+    ASSERT_NE(info, nullptr);
+    ASSERT_TRUE(info->loaded) << info->reason;
+    EXPECT_FALSE(info->failed);
+    const Kernel kernel = fake_kernel(registry, "fake_oversized_table");
+    // The last slot this core knows is copied and called.
+    EXPECT_NO_THROW(kernel.set_cache_preference(CachePreference::prefer_l1));
+}
+
+// --- workload plugins ---
+
+const WorkloadRegistry& fault_workloads()
+{
+    static const WorkloadRegistry registry({fault_workload_dir});
+    return registry;
+}
+
+struct WorkloadFaultCase {
+    std::string plugin;
+    std::vector<std::vector<std::string>> reason_mentions; // each inner list: one of these must appear
+};
+
+void PrintTo(const WorkloadFaultCase& c, std::ostream* os)
+{
+    *os << c.plugin;
+}
+
+class WorkloadFaultPlugin : public ::testing::TestWithParam<WorkloadFaultCase> {};
+
+TEST_P(WorkloadFaultPlugin, IsListedNotLoadedWithItsCause)
+{
+    const WorkloadFaultCase& c = GetParam();
+    const std::filesystem::path plugin = fault_workload_dir / ("libduet_workload_" + c.plugin + ".so");
+    ASSERT_TRUE(std::filesystem::exists(plugin)) << plugin << " was not built";
+    const auto& plugins = fault_workloads().plugins();
+    const auto info = std::find_if(plugins.begin(), plugins.end(), [&](const auto& p) { return p.name == c.plugin; });
+    ASSERT_NE(info, plugins.end()) << c.plugin << " is not listed";
+    EXPECT_FALSE(info->loaded);
+    EXPECT_EQ(std::filesystem::weakly_canonical(info->path), std::filesystem::weakly_canonical(plugin));
+    EXPECT_TRUE(mentions(info->reason, c.reason_mentions));
+    std::cout << c.plugin << ": " << info->reason << "\n";
+    RecordProperty("reason", info->reason);
+}
+
+TEST_P(WorkloadFaultPlugin, FindingItIsNotFoundWithTheReason)
+{
+    const WorkloadFaultCase& c = GetParam();
+    auto error = expect_error<NotFound>([&] { (void)fault_workloads().find(c.plugin); });
+    if (error) {
+        EXPECT_TRUE(mentions(error->what(), c.reason_mentions));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Loader, WorkloadFaultPlugin,
+    ::testing::Values(WorkloadFaultCase{"fault_throwing_entry",
+                                        {{"duet_workload_entry"}, {"simulated: the workload entry threw"}}},
+                      WorkloadFaultCase{"fault_throwing_info", {{"info()"}, {"simulated: info() threw"}}},
+                      WorkloadFaultCase{"fault_null_entry", {{"returned no workload"}}}),
+    [](const ::testing::TestParamInfo<WorkloadFaultCase>& info) { return info.param.plugin; });
+
+TEST(Loader, WorkloadFaultsLeaveNoWorkloadAndStopNoOther)
+{
+    EXPECT_TRUE(fault_workloads().workloads().empty());
+    const WorkloadRegistry mixed({fault_workload_dir, DUET_BUILD_WORKLOAD_DIR});
+    EXPECT_EQ(mixed.plugins().size(),
+              fault_workloads().plugins().size() + WorkloadRegistry({DUET_BUILD_WORKLOAD_DIR}).plugins().size());
+    const auto vector_add = mixed.find("vector_add");
+    ASSERT_NE(vector_add, nullptr);
+    EXPECT_EQ(vector_add->info().name, "vector_add");
 }
 
 } // namespace

@@ -16,9 +16,12 @@ struct BackendInfo {
     std::string name;            ///< "opencl", "cuda"
     std::filesystem::path path;  ///< the plugin file tried; empty when none was found
     bool loaded = false;
-    std::string reason;          ///< why it did not load (loader text, ABI mismatch, no devices)
+    std::string reason;          ///< why it did not load (loader text, ABI mismatch, bad table, no devices)
     std::string version;         ///< driver and compiler versions the backend reports
     std::uint32_t device_count = 0;
+    /// Not loaded through the plugin's own fault (it cannot be opened, breaks the ABI's rules, or
+    /// a call failed or threw), rather than for want of a driver or a device here.
+    bool failed = false;
 };
 
 /// Threads: global() and every const method may be called from several threads at once; a
@@ -34,6 +37,9 @@ public:
     static std::vector<std::filesystem::path> default_search_path();
 
     /// Loads every libduet_backend_<name>.so in `directories`; the first file of a name wins.
+    /// Nothing a plugin does escapes as an exception: one that cannot be opened, breaks the ABI's
+    /// rules (its table's size, an empty required slot) or whose calls fail or throw is listed,
+    /// not loaded, with why.
     explicit Registry(const std::vector<std::filesystem::path>& directories);
 
     const std::vector<BackendInfo>& backends() const { return backends_; }

@@ -143,7 +143,9 @@ struct WorkloadPluginInfo {
 };
 
 /// Finds and loads workload plugins: DUET_PLUGIN_PATH (':'-separated), the build tree's plugin
-/// directory, and duet/workloads beside libduet_core.so. The first file of a name wins.
+/// directory, and duet/workloads beside libduet_core.so. The first file of a name wins. A plugin
+/// that cannot be opened, whose entry or info() throws, or whose entry gives no workload is listed
+/// as not loaded with why, and the others load as usual.
 class WorkloadRegistry {
 public:
     static const WorkloadRegistry& global();

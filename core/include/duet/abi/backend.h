@@ -13,7 +13,8 @@ extern "C" {
 
 /* The major version changes when anything existing changes meaning; the minor version grows when
  * slots are appended to the end of duet_backend_v1. A core accepts a backend whose major equals
- * its own; slots past the backend's reported table size are treated as "not supported". */
+ * its own; slots past the backend's reported table size are treated as "not supported", and a
+ * table too small to hold every slot of DUET_BACKEND_REQUIRED_SLOTS is refused. */
 #define DUET_ABI_MAJOR 1
 #define DUET_ABI_MINOR 0
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
@@ -153,7 +154,8 @@ typedef enum duet_program_format {
 } duet_program_format;
 
 /* The function table. Every slot returns a duet_status; on failure the detail is available from
- * last_error on the same thread. A NULL slot means "not supported by this backend". */
+ * last_error on the same thread. A NULL slot means "not supported by this backend", except for
+ * those of DUET_BACKEND_REQUIRED_SLOTS: a table that leaves one of them NULL is refused. */
 typedef struct duet_backend_v1 {
     uint32_t abi_major;
     uint32_t abi_minor;
@@ -234,6 +236,16 @@ typedef struct duet_backend_v1 {
      * control (OpenCL). */
     duet_status (*kernel_set_cache_preference)(duet_kernel kernel, duet_cache_preference preference);
 } duet_backend_v1;
+
+/* The slots every backend must fill, X(slot) each: the core calls them without first asking
+ * whether the backend has them (life, devices, releases, the basic queue, event, program and
+ * kernel calls). table_size must reach at least the end of the last of them. */
+#define DUET_BACKEND_REQUIRED_SLOTS(X)                                                                 \
+    X(initialize) X(device_count) X(device_get) X(device_properties) X(device_program_format)          \
+    X(queue_release) X(queue_finish) X(queue_write) X(queue_read) X(queue_copy) X(queue_launch)        \
+    X(queue_record) X(queue_wait) X(buffer_release) X(host_release) X(event_release) X(event_wait)     \
+    X(event_query) X(program_create) X(program_release) X(program_kernel_names) X(kernel_create)       \
+    X(kernel_release) X(kernel_limits)
 
 /* The one exported symbol, declared by each backend as
  *     extern "C" DUET_BACKEND_EXPORT duet_status duet_backend_entry(uint32_t, uint32_t, const duet_backend_v1**);
