@@ -20,7 +20,8 @@ void print_backends(const Registry& registry)
         if (backend.loaded) {
             table.add_row({backend.name, "loaded, " + format::count(backend.device_count, "device"), backend.version});
         } else {
-            table.add_row({backend.name, "unavailable", backend.reason});
+            // failed: the plugin's own fault; unavailable: nothing to run on here (no driver, no device).
+            table.add_row({backend.name, backend.failed ? "FAILED" : "unavailable", backend.reason});
         }
     }
     table.print(std::cout);

@@ -149,8 +149,9 @@ json::Value device_json(const Device& device, bool with_raw_properties)
 json::Value backend_json(const BackendInfo& backend)
 {
     return json::Object{{"name", backend.name},          {"loaded", backend.loaded},
-                        {"path", backend.path.string()}, {"version", backend.version},
-                        {"reason", backend.reason},      {"device_count", backend.device_count}};
+                        {"failed", backend.failed},      {"path", backend.path.string()},
+                        {"version", backend.version},    {"reason", backend.reason},
+                        {"device_count", backend.device_count}};
 }
 
 json::Value environment_json(const Registry& registry)
