@@ -9,6 +9,10 @@ namespace {
 class ThrowingInfo final : public duet::Workload {
 public:
     duet::WorkloadInfo info() const override { throw std::runtime_error("simulated: info() threw"); }
+    duet::Footprint footprint(const duet::RunRequest&) const override
+    {
+        throw std::logic_error("footprint() of a workload whose info() throws must never be reached");
+    }
     duet::Measurement run(const duet::RunRequest&) const override
     {
         throw std::logic_error("run() of a workload whose info() throws must never be reached");
