@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +16,21 @@
 #include <vector>
 
 #include "edge.hpp"
+
+namespace duet::backend::opencl {
+
+/// What the arguments of one kernel take, so that a value is never passed where the kernel
+/// dereferences a pointer. Read from the driver when the program is built from source, and carried
+/// in the program's binary, since a driver keeps no argument info for a program loaded from one.
+struct KernelArguments {
+    cl_uint count = 0;
+    /// CL_KERNEL_ARG_ADDRESS_QUALIFIER and CL_KERNEL_ARG_TYPE_NAME of each argument; both empty
+    /// when the driver did not say, and then only the count (and the driver, the sizes) is checked.
+    std::vector<cl_kernel_arg_address_qualifier> qualifiers;
+    std::vector<std::string> types;
+};
+
+} // namespace duet::backend::opencl
 
 // The handle objects live in the global namespace because the ABI header declares them there.
 // Each owns its native object and releases it when deleted; none is copyable.
@@ -79,6 +96,8 @@ struct duet_program_s {
     duet_device_s* device = nullptr;
     cl_program program = nullptr;
     std::string kernel_names; ///< CL_PROGRAM_KERNEL_NAMES, ';'-separated
+    /// Every kernel's arguments, by kernel name; program_binary records them beside the driver's binary.
+    std::map<std::string, duet::backend::opencl::KernelArguments, std::less<>> kernel_arguments;
 
     duet_program_s() = default;
     duet_program_s(const duet_program_s&) = delete;
@@ -92,12 +111,7 @@ struct duet_kernel_s {
     /// clSetKernelArg stores arguments in the kernel object, so setting them and enqueueing must
     /// not interleave between two threads launching the same kernel.
     std::mutex launch_mutex;
-    cl_uint arg_count = 0;
-    /// What each argument takes (CL_KERNEL_ARG_ADDRESS_QUALIFIER and CL_KERNEL_ARG_TYPE_NAME), so
-    /// that a value is never passed where the kernel dereferences a pointer. Empty when the driver
-    /// does not say: a program loaded from a binary may carry no argument info.
-    std::vector<cl_kernel_arg_address_qualifier> arg_qualifiers;
-    std::vector<std::string> arg_types;
+    duet::backend::opencl::KernelArguments arguments;
     std::uint64_t max_block_size = 0;      ///< CL_KERNEL_WORK_GROUP_SIZE
     std::uint64_t static_local_memory = 0; ///< CL_KERNEL_LOCAL_MEM_SIZE
 

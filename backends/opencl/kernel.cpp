@@ -1,10 +1,9 @@
 // Kernels looked up by name in a built program, with what launches need cached once: the
-// argument count and kinds that queue_launch checks, and the limits that the core checks ranges
-// against.
+// argument count and kinds that queue_launch checks (the program's, from the driver or its
+// binary), and the limits that the core checks ranges against.
 #include "common.hpp"
 
 #include <memory>
-#include <optional>
 
 namespace duet::backend::opencl {
 namespace {
@@ -16,39 +15,6 @@ namespace {
         listed.replace(at, 1, ", ");
     fail(DUET_ERROR_NOT_FOUND, std::string("no kernel '") + name + "' in program; it has: " + listed,
          "clCreateKernel", code, error_name(code));
-}
-
-/// CL_KERNEL_ARG_TYPE_NAME of one argument ("float*"), or nullopt when the driver will not say.
-std::optional<std::string> argument_type(cl_kernel kernel, cl_uint index)
-{
-    std::size_t size = 0;
-    if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &size) != CL_SUCCESS)
-        return std::nullopt;
-    std::string name(size, '\0');
-    if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, size, name.data(), nullptr) != CL_SUCCESS)
-        return std::nullopt;
-    while (!name.empty() && name.back() == '\0')
-        name.pop_back();
-    return name;
-}
-
-/// Each argument's address qualifier and type name, or nothing when the driver keeps no argument
-/// info for this kernel (CL_KERNEL_ARG_INFO_NOT_AVAILABLE, or any other refusal of the query).
-void read_argument_info(duet_kernel_s& kernel)
-{
-    for (cl_uint index = 0; index < kernel.arg_count; ++index) {
-        cl_kernel_arg_address_qualifier qualifier = 0;
-        std::optional<std::string> type;
-        if (clGetKernelArgInfo(kernel.kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof qualifier, &qualifier,
-                               nullptr) != CL_SUCCESS ||
-            !(type = argument_type(kernel.kernel, index))) {
-            kernel.arg_qualifiers.clear();
-            kernel.arg_types.clear();
-            return;
-        }
-        kernel.arg_qualifiers.push_back(qualifier);
-        kernel.arg_types.push_back(std::move(*type));
-    }
 }
 
 template <class T>
@@ -72,9 +38,12 @@ duet_status kernel_create(duet_program program, const char* name, duet_kernel* k
             fail_unknown_kernel(*program, name, code);
         check(code, "clCreateKernel");
 
+        const auto arguments = program->kernel_arguments.find(name);
+        if (arguments == program->kernel_arguments.end())
+            fail(DUET_ERROR_BACKEND, std::string("kernel '") + name + "' is missing from CL_PROGRAM_KERNEL_NAMES",
+                 "clGetProgramInfo");
+        created->arguments = arguments->second;
         const cl_device_id device = program->device->id;
-        created->arg_count = info<cl_uint>(clGetKernelInfo, created->kernel, CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
-        read_argument_info(*created);
         created->max_block_size = work_group_info<std::size_t>(created->kernel, device, CL_KERNEL_WORK_GROUP_SIZE);
         created->static_local_memory = work_group_info<cl_ulong>(created->kernel, device, CL_KERNEL_LOCAL_MEM_SIZE);
         *kernel = created.release();

@@ -1,11 +1,231 @@
 // Programs from OpenCL C source or from a binary this backend produced earlier (the disk cache),
-// built for one device; a failed build reports the compiler's whole log.
+// built for one device; a failed build reports the compiler's whole log. Each program knows what
+// every kernel's arguments take, and its binary carries that beside the driver's.
 #include "common.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <string_view>
 
 namespace duet::backend::opencl {
 namespace {
+
+// The binary that program_binary hands the core, and program_create takes back as
+// DUET_FORMAT_NATIVE. A driver reports no argument info for a program created from a binary, so
+// the binary records each kernel's, as read when the program was built from source:
+//   "duet-opencl-program", the format version (u32);
+//   the kernel count (u32), then per kernel: its name (u32 length, then the bytes), its argument
+//   count (u32), whether the kinds are known (u8, 0 or 1) and, when known, per argument its
+//   address qualifier (u32) and type name (u32 length, then the bytes);
+//   the size of the driver's binary (u64), then that binary to the end.
+// Integers are little-endian. Anything else (an older duet's binary, which is the driver's alone,
+// or a damaged one) is refused as an invalid argument, so that the core rebuilds from source.
+constexpr std::string_view binary_magic = "duet-opencl-program";
+constexpr std::uint32_t binary_version = 1;
+
+template <class T>
+void put_integer(std::string& out, T value)
+{
+    for (std::size_t byte = 0; byte < sizeof(T); ++byte)
+        out.push_back(static_cast<char>((value >> (8 * byte)) & 0xff));
+}
+
+void put_text(std::string& out, std::string_view text)
+{
+    put_integer(out, static_cast<std::uint32_t>(text.size()));
+    out += text;
+}
+
+[[noreturn]] void refuse_binary(const std::string& problem)
+{
+    fail(DUET_ERROR_INVALID_ARGUMENT, "not a program binary of this OpenCL backend (format " +
+                                          std::to_string(binary_version) + "): " + problem +
+                                          "; build the program from source instead");
+}
+
+/// Reads a binary front to back, refusing it where it ends early.
+class BinaryReader {
+public:
+    explicit BinaryReader(std::string_view bytes) : bytes_(bytes) {}
+
+    std::string_view take(std::size_t size, const std::string& what)
+    {
+        if (size > bytes_.size() - at_)
+            refuse_binary("it ends inside " + what + " (at byte " + std::to_string(at_) + " of " +
+                          std::to_string(bytes_.size()) + ", " + std::to_string(size) + " more needed)");
+        const std::string_view taken = bytes_.substr(at_, size);
+        at_ += size;
+        return taken;
+    }
+
+    template <class T>
+    T integer(const std::string& what)
+    {
+        const std::string_view raw = take(sizeof(T), what);
+        T value = 0;
+        for (std::size_t byte = 0; byte < sizeof(T); ++byte)
+            value = static_cast<T>(value | static_cast<T>(static_cast<unsigned char>(raw[byte])) << (8 * byte));
+        return value;
+    }
+
+    std::string_view text(const std::string& what) { return take(integer<std::uint32_t>(what), what); }
+    std::string_view rest() { return take(bytes_.size() - at_, "the driver's binary"); }
+    std::size_t left() const { return bytes_.size() - at_; }
+
+private:
+    std::string_view bytes_;
+    std::size_t at_ = 0;
+};
+
+using KernelArgumentMap = decltype(duet_program_s::kernel_arguments);
+
+struct RecordedBinary {
+    KernelArgumentMap kernel_arguments;
+    std::string_view native; ///< the driver's binary
+};
+
+bool is_address_qualifier(cl_kernel_arg_address_qualifier qualifier)
+{
+    return qualifier == CL_KERNEL_ARG_ADDRESS_GLOBAL || qualifier == CL_KERNEL_ARG_ADDRESS_LOCAL ||
+           qualifier == CL_KERNEL_ARG_ADDRESS_CONSTANT || qualifier == CL_KERNEL_ARG_ADDRESS_PRIVATE;
+}
+
+KernelArguments read_recorded_arguments(BinaryReader& reader, const std::string& kernel)
+{
+    KernelArguments arguments;
+    arguments.count = reader.integer<std::uint32_t>("the argument count of " + kernel);
+    const auto known = reader.integer<std::uint8_t>("whether the argument kinds of " + kernel + " are known");
+    if (known > 1)
+        refuse_binary("it marks the argument kinds of " + kernel + " as " + std::to_string(known) +
+                      " (0 or 1 expected)");
+    if (known == 0)
+        return arguments;
+    for (cl_uint index = 0; index < arguments.count; ++index) {
+        const std::string argument = "argument " + std::to_string(index) + " of " + kernel;
+        const auto qualifier = reader.integer<std::uint32_t>("the address qualifier of " + argument);
+        if (!is_address_qualifier(qualifier))
+            refuse_binary("it gives " + argument + " the address qualifier " + std::to_string(qualifier) +
+                          ", which OpenCL does not define");
+        arguments.qualifiers.push_back(qualifier);
+        arguments.types.emplace_back(reader.text("the type name of " + argument));
+    }
+    return arguments;
+}
+
+/// The recorded kernels and the driver's binary, checked for structure before any driver sees it.
+RecordedBinary read_binary(std::string_view blob)
+{
+    if (!blob.starts_with(binary_magic))
+        refuse_binary("it does not begin with \"" + std::string(binary_magic) +
+                      "\" (an older duet wrote the driver's binary alone, with no argument kinds)");
+    BinaryReader reader(blob);
+    reader.take(binary_magic.size(), "the format name");
+    const auto version = reader.integer<std::uint32_t>("the format version");
+    if (version != binary_version)
+        refuse_binary("it is of format version " + std::to_string(version) + ", which this duet does not read");
+
+    RecordedBinary recorded;
+    const auto kernel_count = reader.integer<std::uint32_t>("the kernel count");
+    for (std::uint32_t k = 0; k < kernel_count; ++k) {
+        const std::string name(reader.text("the name of kernel " + std::to_string(k)));
+        if (name.empty())
+            refuse_binary("kernel " + std::to_string(k) + " has an empty name");
+        KernelArguments arguments = read_recorded_arguments(reader, "kernel '" + name + "'");
+        if (!recorded.kernel_arguments.emplace(name, std::move(arguments)).second)
+            refuse_binary("it records kernel '" + name + "' twice");
+    }
+    const auto native_size = reader.integer<std::uint64_t>("the size of the driver's binary");
+    if (native_size == 0 || native_size != reader.left())
+        refuse_binary("it records a driver's binary of " + std::to_string(native_size) + " bytes, and " +
+                      std::to_string(reader.left()) + " follow");
+    recorded.native = reader.rest();
+    return recorded;
+}
+
+/// The program's kernels as the driver sees them, each created for a moment.
+template <class Visit>
+void for_each_kernel(const duet_program_s& program, Visit&& visit)
+{
+    std::string_view names = program.kernel_names;
+    while (!names.empty()) {
+        const std::size_t end = std::min(names.find(';'), names.size());
+        const std::string name(names.substr(0, end));
+        names.remove_prefix(std::min(end + 1, names.size()));
+        if (name.empty())
+            continue;
+        cl_int code = CL_SUCCESS;
+        const std::unique_ptr<std::remove_pointer_t<cl_kernel>, decltype(&clReleaseKernel)> kernel(
+            clCreateKernel(program.program, name.c_str(), &code), &clReleaseKernel);
+        check(code, "clCreateKernel");
+        visit(name, kernel.get());
+    }
+}
+
+cl_uint argument_count(cl_kernel kernel)
+{
+    return info<cl_uint>(clGetKernelInfo, kernel, CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
+}
+
+/// CL_KERNEL_ARG_TYPE_NAME of one argument ("float*"), or nullopt when the driver will not say.
+std::optional<std::string> argument_type(cl_kernel kernel, cl_uint index)
+{
+    std::size_t size = 0;
+    if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &size) != CL_SUCCESS)
+        return std::nullopt;
+    std::string name(size, '\0');
+    if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, size, name.data(), nullptr) != CL_SUCCESS)
+        return std::nullopt;
+    while (!name.empty() && name.back() == '\0')
+        name.pop_back();
+    return name;
+}
+
+/// Each argument's address qualifier and type name, or only the count when the driver keeps no
+/// argument info for this kernel (CL_KERNEL_ARG_INFO_NOT_AVAILABLE, or any other refusal).
+KernelArguments arguments_from_driver(cl_kernel kernel)
+{
+    KernelArguments arguments;
+    arguments.count = argument_count(kernel);
+    for (cl_uint index = 0; index < arguments.count; ++index) {
+        cl_kernel_arg_address_qualifier qualifier = 0;
+        std::optional<std::string> type;
+        if (clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof qualifier, &qualifier, nullptr) !=
+                CL_SUCCESS ||
+            !(type = argument_type(kernel, index)))
+            return {arguments.count, {}, {}};
+        arguments.qualifiers.push_back(qualifier);
+        arguments.types.push_back(std::move(*type));
+    }
+    return arguments;
+}
+
+KernelArgumentMap kernel_arguments_from_driver(const duet_program_s& program)
+{
+    KernelArgumentMap arguments;
+    for_each_kernel(
+        program, [&](const std::string& name, cl_kernel kernel) { arguments[name] = arguments_from_driver(kernel); });
+    return arguments;
+}
+
+/// The recorded arguments, once they are known to describe exactly the kernels the driver built.
+KernelArgumentMap matched_to_driver(const duet_program_s& program, KernelArgumentMap recorded)
+{
+    std::size_t kernels = 0;
+    for_each_kernel(program, [&](const std::string& name, cl_kernel kernel) {
+        ++kernels;
+        const auto found = recorded.find(name);
+        if (found == recorded.end())
+            refuse_binary("it records no arguments for kernel '" + name + "', which the driver's binary has");
+        const cl_uint count = argument_count(kernel);
+        if (found->second.count != count)
+            refuse_binary("it records " + std::to_string(found->second.count) + " arguments for kernel '" + name +
+                          "', which takes " + std::to_string(count));
+    });
+    if (recorded.size() != kernels)
+        refuse_binary("it records " + std::to_string(recorded.size()) + " kernels; the driver's binary has " +
+                      std::to_string(kernels));
+    return recorded;
+}
 
 std::string build_log(const duet_program_s& program)
 {
@@ -59,9 +279,10 @@ void create_from_source(duet_program_s& program, const void* data, std::size_t s
     check(code, "clCreateProgramWithSource");
 }
 
-void create_from_binary(duet_program_s& program, const void* data, std::size_t size)
+void create_from_binary(duet_program_s& program, std::string_view native)
 {
-    const auto* binary = static_cast<const unsigned char*>(data);
+    const auto* binary = reinterpret_cast<const unsigned char*>(native.data());
+    const std::size_t size = native.size();
     cl_int binary_status = CL_SUCCESS;
     cl_int code = CL_SUCCESS;
     program.program = clCreateProgramWithBinary(program.device->context, 1, &program.device->id, &size, &binary,
@@ -79,20 +300,24 @@ duet_status program_create(duet_device device, duet_program_format format, const
     return guard([&] {
         auto created = std::make_unique<duet_program_s>();
         created->device = device;
+        std::optional<RecordedBinary> recorded;
         switch (format) {
         case DUET_FORMAT_OPENCL_C:
             create_from_source(*created, data, size);
             break;
         case DUET_FORMAT_NATIVE:
-            create_from_binary(*created, data, size);
+            recorded = read_binary({static_cast<const char*>(data), size});
+            create_from_binary(*created, recorded->native);
             break;
         default:
             fail(DUET_ERROR_UNSUPPORTED, "OpenCL builds OpenCL C source and its own program binaries; format " +
                                              std::to_string(static_cast<int>(format)) + " is neither");
         }
-        build(*created, options, format == DUET_FORMAT_OPENCL_C);
+        build(*created, options, !recorded);
         created->kernel_names =
             info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
+        created->kernel_arguments = recorded ? matched_to_driver(*created, std::move(recorded->kernel_arguments))
+                                             : kernel_arguments_from_driver(*created);
         *program = created.release();
     });
 }
@@ -106,11 +331,25 @@ duet_status program_binary(duet_program program, void (*sink)(void* context, con
                            void* context)
 {
     return guard([&] {
-        // Built for one device, so the program has exactly one binary.
-        const auto size = info<std::size_t>(clGetProgramInfo, program->program, CL_PROGRAM_BINARY_SIZES,
-                                            "clGetProgramInfo");
-        std::vector<unsigned char> binary(size);
-        unsigned char* destination = binary.data();
+        std::string binary(binary_magic);
+        put_integer(binary, binary_version);
+        put_integer(binary, static_cast<std::uint32_t>(program->kernel_arguments.size()));
+        for (const auto& [name, arguments] : program->kernel_arguments) {
+            put_text(binary, name);
+            put_integer(binary, arguments.count);
+            put_integer(binary, static_cast<std::uint8_t>(!arguments.qualifiers.empty()));
+            for (std::size_t index = 0; index < arguments.qualifiers.size(); ++index) {
+                put_integer(binary, arguments.qualifiers[index]);
+                put_text(binary, arguments.types[index]);
+            }
+        }
+        // Built for one device, so the program has exactly one driver's binary.
+        const auto size =
+            info<std::size_t>(clGetProgramInfo, program->program, CL_PROGRAM_BINARY_SIZES, "clGetProgramInfo");
+        put_integer(binary, static_cast<std::uint64_t>(size));
+        const std::size_t native_at = binary.size();
+        binary.resize(native_at + size);
+        auto* destination = reinterpret_cast<unsigned char*>(binary.data() + native_at);
         check(clGetProgramInfo(program->program, CL_PROGRAM_BINARIES, sizeof destination, &destination, nullptr),
               "clGetProgramInfo");
         sink(context, binary.data(), binary.size());

@@ -23,8 +23,9 @@ RectGeometry geometry(const duet_rect_side& side)
 
 [[noreturn]] void fail_argument_count(const duet_kernel_s& kernel, std::uint32_t given)
 {
-    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " + std::to_string(kernel.arg_count) +
-                                          " arguments; " + std::to_string(given) + " were given");
+    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " +
+                                          std::to_string(kernel.arguments.count) + " arguments; " +
+                                          std::to_string(given) + " were given");
 }
 
 duet_arg_kind kind_taken(cl_kernel_arg_address_qualifier qualifier)
@@ -42,8 +43,8 @@ duet_arg_kind kind_taken(cl_kernel_arg_address_qualifier qualifier)
 
 std::string describe_taken(const duet_kernel_s& kernel, std::uint32_t index)
 {
-    const std::string& type = kernel.arg_types[index];
-    switch (kernel.arg_qualifiers[index]) {
+    const std::string& type = kernel.arguments.types[index];
+    switch (kernel.arguments.qualifiers[index]) {
     case CL_KERNEL_ARG_ADDRESS_GLOBAL:
         return "a __global pointer (" + type + "): pass a buffer";
     case CL_KERNEL_ARG_ADDRESS_CONSTANT:
@@ -72,10 +73,10 @@ std::string describe_given(const duet_kernel_arg& arg)
 /// LocalMemory where it takes no __local pointer, is refused before anything is set or enqueued.
 void check_argument_kinds(const duet_kernel_s& kernel, const duet_kernel_arg* args, std::uint32_t arg_count)
 {
-    if (kernel.arg_qualifiers.empty())
+    if (kernel.arguments.qualifiers.empty())
         return;
     for (std::uint32_t i = 0; i < arg_count; ++i) {
-        if (args[i].kind != kind_taken(kernel.arg_qualifiers[i])) [[unlikely]]
+        if (args[i].kind != kind_taken(kernel.arguments.qualifiers[i])) [[unlikely]]
             fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel.name +
                                                   "' takes " + describe_taken(kernel, i) + "; " +
                                                   describe_given(args[i]) + " was given");
@@ -200,7 +201,7 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
                          const duet_kernel_arg* args, std::uint32_t arg_count)
 {
     return guard([&] {
-        if (arg_count != kernel->arg_count)
+        if (arg_count != kernel->arguments.count)
             fail_argument_count(*kernel, arg_count);
         check_argument_kinds(*kernel, args, arg_count);
 

@@ -1,7 +1,10 @@
 // Kernels: look-up by name, limits, scalar arguments of several types, dynamic local memory in a
-// reduction, and the refused cases: unknown name, wrong argument count, a kernel of another device.
+// reduction, and the refused cases: unknown name, wrong argument count, arguments of the wrong kind
+// (on programs built from source and loaded from the disk cache), damaged program binaries, a
+// kernel of another device.
 #include <algorithm>
 #include <bit>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 
@@ -187,8 +190,8 @@ TEST_P(KernelConformance, TwoLocalMemoryArgumentsAreRefused)
     EXPECT_TRUE(bitwise_equal(initial, download(queue(), partial)));
 }
 
-/// The test kernels built from source, bypassing the caches: OpenCL keeps argument info (address
-/// qualifiers) for programs built from source, while a cached binary may carry none.
+/// The test kernels built from source, bypassing the caches, so that the driver's own argument info
+/// (address qualifiers) is what the checks use; the cached program has its own test below.
 Kernel kernel_from_source(const Device& device, std::string_view name)
 {
     BuildOptions options;
@@ -251,6 +254,101 @@ TEST_P(KernelConformance, AValueWhereAPointerIsTakenIsRefusedOnOpenCL)
         DUET_EXPECT_MENTIONS(*error, "__global");
     }
     EXPECT_TRUE(bitwise_equal(initial, download(queue(), out)));
+}
+
+TEST_P(KernelConformance, AValueWhereAPointerIsTakenIsRefusedOnACachedProgram)
+{
+    if (!is_opencl()) {
+        GTEST_SKIP() << "CUDA reports no parameter kinds; only the argument count and sizes are checked";
+    }
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    {
+        // A registry of its own, so that no program this process built answers from memory.
+        const Registry first(Registry::default_search_path());
+        (void)first.select(device().selector()).build(kernels::test_kernels());
+    }
+    const std::vector<std::filesystem::path> entries = files_below(cache.path());
+    ASSERT_FALSE(entries.empty()) << "building with DUET_CACHE_DIR=" << cache.path() << " wrote no cache entry";
+    const auto written = std::filesystem::last_write_time(entries[0]);
+
+    // A later run: the program comes from the disk cache, as a driver binary.
+    const Registry later(Registry::default_search_path());
+    const Device again = later.select(device().selector());
+    const Kernel fill = again.build(kernels::test_kernels()).kernel("fill_value");
+    EXPECT_EQ(std::filesystem::last_write_time(entries[0]), written)
+        << "the second build rebuilt the program instead of loading the cached one";
+    Queue queue = again.create_queue();
+    const std::vector<float> initial = random_floats(64, test_seed());
+    Buffer<float> out = make_buffer(again, queue, initial);
+    const std::uint64_t not_a_buffer = 0x1000;
+    const auto launch = [&] { queue.launch(fill, Range::cover(64, 32), not_a_buffer, 1.0f, 64u); };
+    DUET_EXPECT_REFUSED_WITHOUT_CRASH(launch());
+    if (HasFailure()) {
+        return;
+    }
+    if (auto error = expect_error<InvalidArgument>(launch)) {
+        DUET_EXPECT_MENTIONS(*error, "fill_value");
+        DUET_EXPECT_MENTIONS(*error, "argument 0");
+        DUET_EXPECT_MENTIONS(*error, "__global");
+        DUET_EXPECT_MENTIONS(*error, "float*");
+    }
+    // The kinds still let a right call through.
+    queue.launch(fill, Range::cover(64, 32), out, 2.0f, 64u);
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(64, 2.0f), download(queue, out)));
+}
+
+TEST_P(KernelConformance, DamagedOrForeignProgramBinariesAreRefused)
+{
+    if (!is_opencl()) {
+        GTEST_SKIP() << "CUDA binaries are the driver's own (cubins and fatbins), checked by the driver";
+    }
+    BuildOptions options;
+    options.use_cache = false;
+    const std::string binary = device().build(kernels::test_kernels(), options).binary();
+    ASSERT_GT(binary.size(), 64u);
+    std::vector<std::pair<std::string, std::string>> cases = {{"empty", ""}, {"not a binary", "not a program binary"}};
+    std::string first_byte_changed = binary;
+    first_byte_changed[0] = static_cast<char>(first_byte_changed[0] ^ 0x01);
+    cases.emplace_back("first byte changed", first_byte_changed);
+    // Inside the header, the recorded kernels and their argument kinds, and the driver's binary.
+    for (const std::size_t cut : {std::size_t{4}, std::size_t{16}, std::size_t{24}, std::size_t{40}, std::size_t{100},
+                                  std::size_t{300}, binary.size() / 2, binary.size() - 1}) {
+        cases.emplace_back("cut to " + dec(cut) + " of " + dec(binary.size()) + " bytes", binary.substr(0, cut));
+    }
+    cases.emplace_back("one byte too long", binary + '\0');
+    const auto build = [&](const std::string& bytes) {
+        (void)device().build(ProgramSource{"damaged_binary", {{ProgramFormat::native, bytes}}});
+    };
+
+    // In a child process first: PoCL aborts on some of these when they reach it.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            for (const auto& [what, bytes] : cases) {
+                try {
+                    build(bytes);
+                    std::_Exit(1);
+                } catch (const InvalidArgument&) {
+                } catch (...) {
+                    std::_Exit(2);
+                }
+            }
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0), "")
+        << "every damaged binary must be refused with duet::InvalidArgument (child exit 1: one built, 2: another "
+           "exception, a signal: it crashed)";
+    if (HasFailure()) {
+        return;
+    }
+    for (const auto& [what, bytes] : cases) {
+        SCOPED_TRACE(what);
+        if (auto error = expect_error<InvalidArgument>([&] { build(bytes); })) {
+            DUET_EXPECT_MENTIONS(*error, "binary");
+        }
+    }
 }
 
 TEST_P(KernelConformance, KernelOfAnotherDeviceIsRefused)
