@@ -250,12 +250,23 @@ std::string build_log(const duet_program_s& program)
 
 void build(duet_program_s& program, const char* options, bool from_source)
 {
-    // Argument info (address qualifiers, for the launch's argument checks) is kept only when asked
-    // for on some drivers (NVIDIA's); programs from binaries take no such option.
-    std::string all_options = options ? options : "";
-    if (from_source)
-        all_options += " -cl-kernel-arg-info";
-    const cl_int code = clBuildProgram(program.program, 1, &program.device->id, all_options.c_str(), nullptr, nullptr);
+    const std::string all_options = options ? options : "";
+    const auto build_with = [&](const std::string& text) {
+        return clBuildProgram(program.program, 1, &program.device->id, text.c_str(), nullptr, nullptr);
+    };
+    cl_int code = CL_SUCCESS;
+    if (from_source) {
+        // Argument info (address qualifiers, for the launch's argument checks) is kept only when
+        // asked for on some drivers (NVIDIA's). NVIDIA's (driver 580) then emits PTX its own ptxas
+        // rejects for a kernel with no arguments: a program the option breaks is built without it,
+        // and its arguments are checked by count and size only. Binaries take no such option.
+        code = build_with(all_options + " -cl-kernel-arg-info");
+        if (code == CL_BUILD_PROGRAM_FAILURE) {
+            code = build_with(all_options);
+        }
+    } else {
+        code = build_with(all_options);
+    }
     // NVIDIA's binaries are PTX text, which clCreateProgramWithBinary takes unread: a bad one
     // shows only here.
     if (code == CL_INVALID_BINARY)

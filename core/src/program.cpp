@@ -222,6 +222,11 @@ std::string Program::binary() const
     return program_binary(*detail::live(state_, "Program::binary", "Program").built);
 }
 Device Program::device() const { return Device(detail::live(state_, "Program::device", "Program").device); }
+bool Program::same_build(const Program& other) const
+{
+    return detail::live(state_, "Program::same_build", "Program").built ==
+           detail::live(other.state_, "Program::same_build", "Program").built;
+}
 
 const std::string& Kernel::name() const { return detail::live(state_, "Kernel::name", "Kernel").name; }
 std::uint64_t Kernel::max_block_size() const

@@ -93,6 +93,9 @@ public:
     /// The built binary (an OpenCL program binary, a CUDA cubin), loadable as ProgramFormat::native.
     std::string binary() const;
     Device device() const;
+    /// Whether both hold the same build: Device::build serves a program it built before from its
+    /// in-memory cache.
+    bool same_build(const Program& other) const;
 
     const std::shared_ptr<const detail::ProgramState>& state() const { return state_; }
 
