@@ -4,8 +4,8 @@
 
 #include "state.hpp"
 
+#include <cstdlib>
 #include <limits>
-#include <new>
 
 namespace duet {
 
@@ -117,9 +117,10 @@ HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
     host->kind = kind;
     switch (kind) {
     case HostMemoryKind::pageable:
-        try {
-            host->data = ::operator new(bytes, std::align_val_t{4096});
-        } catch (const std::bad_alloc&) {
+        // posix_memalign reports failure by its result, under AddressSanitizer too, whose operator
+        // new aborts the process instead of throwing.
+        if (::posix_memalign(&host->data, 4096, bytes) != 0) {
+            host->data = nullptr;
             detail::fail<OutOfMemory>(backend(), "Device::alloc_host",
                                       "pageable host memory of " + bytes_text(bytes) + " could not be allocated");
         }

@@ -6,6 +6,8 @@
 
 #include "state.hpp"
 
+#include <cstdlib>
+
 namespace duet {
 
 std::string_view to_string(HostMemoryKind kind)
@@ -76,7 +78,7 @@ HostState::~HostState()
     if (handle != nullptr) {
         device->api().host_release(handle);
     } else if (kind == HostMemoryKind::pageable && data != nullptr) {
-        ::operator delete(data, std::align_val_t{4096});
+        std::free(data);
     }
 }
 
