@@ -111,7 +111,6 @@ std::string kernel_names(CUmodule module)
     for (const CUfunction function : functions) {
         const char* name = nullptr;
         check(driver().cuFuncGetName(&name, function), "cuFuncGetName");
-        // Appended in place: `"" + std::string(name)` trips GCC 12's -Wrestrict false positive (PR 105329).
         if (!names.empty()) {
             names += ';';
         }
