@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
@@ -220,7 +221,7 @@ std::shared_ptr<const Workload> open_workload(const fs::path& path)
 
 } // namespace
 
-WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories)
+WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
 {
     for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
         WorkloadPluginInfo info{name, path, false, {}};
@@ -250,8 +251,13 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
             broken += "\n  " + plugin.name + " (" + plugin.path.string() + ") did not load: " + plugin.reason;
         }
     }
+    const char* plugin_path = std::getenv("DUET_PLUGIN_PATH");
     detail::fail<NotFound>("duet", "WorkloadRegistry::find",
-                           "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken);
+                           "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
+                               "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) +
+                               "\n(DUET_PLUGIN_PATH " +
+                               (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
+                               "; a folder of your own workload plugins goes there)");
 }
 
 } // namespace duet

@@ -319,6 +319,32 @@ TEST(Cli, AnUnknownWorkloadListsTheWorkloadsThatExist)
     EXPECT_EQ(run_duet({"compare", "no_such_workload"}).exit_code, 2);
 }
 
+TEST(Cli, AnUnknownWorkloadNamesTheFoldersSearchedAndDuetPluginPath)
+{
+    const TempDir plugins;
+    const auto unset = run_duet({"run", "no_such_workload"}, {{"DUET_PLUGIN_PATH", std::nullopt}});
+    EXPECT_EQ(unset.exit_code, 2);
+    EXPECT_THAT(unset.err, HasSubstr("searched for libduet_workload_<name>.so in: "));
+    EXPECT_THAT(unset.err, HasSubstr("workloads")); // the build tree's plugin folder
+    EXPECT_THAT(unset.err, HasSubstr("DUET_PLUGIN_PATH is unset"));
+    const auto set = run_duet({"run", "no_such_workload"}, {{"DUET_PLUGIN_PATH", plugins.path().string()}});
+    EXPECT_EQ(set.exit_code, 2);
+    EXPECT_THAT(set.err, HasSubstr("DUET_PLUGIN_PATH = " + plugins.path().string()));
+    EXPECT_THAT(set.err, HasSubstr("in: " + plugins.path().string() + ", "));
+}
+
+TEST(Cli, DoctorFailsForAPluginPathFolderThatHoldsNoPlugin)
+{
+    const TempDir empty;
+    const auto result = run_duet({"doctor"}, {{"DUET_PLUGIN_PATH", empty.path().string()}});
+    EXPECT_EQ(result.exit_code, 1) << result.out;
+    EXPECT_THAT(result.out, HasSubstr("FAIL  DUET_PLUGIN_PATH names " + empty.path().string() +
+                                      ", which holds no libduet_workload_<name>.so"));
+    const auto backends = run_duet({"doctor"}, {{"DUET_BACKEND_PATH", empty.path().string()}});
+    EXPECT_EQ(backends.exit_code, 1) << backends.out;
+    EXPECT_THAT(backends.out, HasSubstr("which holds no libduet_backend_<name>.so"));
+}
+
 TEST(Cli, AnUnknownParameterListsTheParameters)
 {
     const auto result = run_duet({"run", "vector_add", "--set", "size=3"});

@@ -154,10 +154,14 @@ public:
 
     const std::vector<WorkloadPluginInfo>& plugins() const { return plugins_; }
     const std::vector<std::shared_ptr<const Workload>>& workloads() const { return workloads_; }
-    /// NotFound listing the workloads that exist (and those that failed to load, with why).
+    /// The folders searched, in order.
+    const std::vector<std::filesystem::path>& directories() const { return directories_; }
+    /// NotFound listing the workloads that exist (and those that failed to load, with why), the
+    /// folders searched and what DUET_PLUGIN_PATH holds.
     std::shared_ptr<const Workload> find(const std::string& name) const;
 
 private:
+    std::vector<std::filesystem::path> directories_;
     std::vector<WorkloadPluginInfo> plugins_;
     std::vector<std::shared_ptr<const Workload>> workloads_;
 };
