@@ -10,6 +10,7 @@
 #include "output.hpp"
 #include "workloads.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -46,30 +47,19 @@ bool is_inside(const fs::path& file, const std::vector<fs::path>& directories)
     return false;
 }
 
-/// Whether `directory` holds a file named lib<prefix><name>.so, the plugins the registries load.
-bool holds_plugin(const fs::path& directory, const std::string& prefix)
-{
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(directory, error)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("lib" + prefix) && name.ends_with(".so")) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/// Each directory on a user's search path must exist and hold a plugin of its kind: a typo there,
-/// or a folder one level off, is why a plugin is missing.
-void check_search_path(const char* variable, const std::string& prefix, std::vector<Check>& checks)
+/// Each directory on a user's search path must exist and hold a plugin the registry found there
+/// (`found`: the files it tried): a typo, or a folder one level off, is why a plugin is missing.
+void check_search_path(const char* variable, const std::string& plugin_file, const std::vector<fs::path>& found,
+                       std::vector<Check>& checks)
 {
     for (const auto& directory : directories_in(variable)) {
         std::error_code error;
         const std::string named = std::string(variable) + " names " + directory.string();
+        const auto in_directory = [&](const fs::path& file) { return is_inside(file, {directory}); };
         if (!fs::is_directory(directory, error)) {
             checks.push_back({false, named + ", which is not a directory"});
-        } else if (!holds_plugin(directory, prefix)) {
-            checks.push_back({false, named + ", which holds no lib" + prefix + "<name>.so"});
+        } else if (std::none_of(found.begin(), found.end(), in_directory)) {
+            checks.push_back({false, named + ", which holds no " + plugin_file});
         } else {
             checks.push_back({true, named + ", which holds plugins"});
         }
@@ -109,8 +99,15 @@ int doctor_command(const Arguments& arguments)
     checks.push_back({!registry.devices().empty(),
                       registry.devices().empty() ? "no backend found a device: nothing can run"
                                                  : format::count(registry.devices().size(), "device") + " to run on"});
-    check_search_path("DUET_BACKEND_PATH", "duet_backend_", checks);
-    check_search_path("DUET_PLUGIN_PATH", "duet_workload_", checks);
+    std::vector<fs::path> backend_files, workload_files;
+    for (const auto& backend : registry.backends()) {
+        backend_files.push_back(backend.path);
+    }
+    for (const auto& plugin : workloads.plugins()) {
+        workload_files.push_back(plugin.path);
+    }
+    check_search_path("DUET_BACKEND_PATH", "libduet_backend_<name>.so", backend_files, checks);
+    check_search_path("DUET_PLUGIN_PATH", "libduet_workload_<name>.so", workload_files, checks);
     const auto user_backend_dirs = directories_in("DUET_BACKEND_PATH");
     for (const auto& backend : registry.backends()) {
         if (!backend.loaded && (backend.failed || is_inside(backend.path, user_backend_dirs))) {
