@@ -154,14 +154,12 @@ public:
 
     const std::vector<WorkloadPluginInfo>& plugins() const { return plugins_; }
     const std::vector<std::shared_ptr<const Workload>>& workloads() const { return workloads_; }
-    /// The folders searched, in order.
-    const std::vector<std::filesystem::path>& directories() const { return directories_; }
     /// NotFound listing the workloads that exist (and those that failed to load, with why), the
     /// folders searched and what DUET_PLUGIN_PATH holds.
     std::shared_ptr<const Workload> find(const std::string& name) const;
 
 private:
-    std::vector<std::filesystem::path> directories_;
+    std::vector<std::filesystem::path> directories_; ///< searched, in order; named when a workload is not found
     std::vector<WorkloadPluginInfo> plugins_;
     std::vector<std::shared_ptr<const Workload>> workloads_;
 };
