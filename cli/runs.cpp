@@ -173,7 +173,7 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
                                      "'s has " + std::to_string(expected.size()));
                 continue;
             }
-            run->difference = max_relative_error(got, expected);
+            run->difference = workload::compare(got, expected, run->allowed).max_error;
             if (!(run->difference <= run->allowed)) {
                 run->status = Status::wrong;
                 add_reason(*run, "differs from " + baseline->job.label + " by " + format::error(run->difference) +

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <duet/duet.hpp>
+#include <duet/workload.hpp>
 
 #include "json.hpp"
 

@@ -9,7 +9,7 @@ function(duet_add_workload name)
   endif()
   set(target duet_workload_${name})
   add_library(${target} MODULE ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE duet::core ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE duet::workload ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden

@@ -1,5 +1,5 @@
 // Plugin discovery and loading shared by the backend and workload registries.
-#include "plugin_library.hpp"
+#include <duet/detail/plugins.hpp>
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Backend discovery and loading through Boost.DLL, and device selection by selector string.
 #include <duet/registry.hpp>
 
-#include "plugin_library.hpp"
+#include <duet/detail/plugins.hpp>
 #include "state.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>

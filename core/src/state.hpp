@@ -3,6 +3,7 @@
 #pragma once
 
 #include <duet/abi/backend.h>
+#include <duet/detail/text.hpp>
 #include <duet/device.hpp>
 #include <duet/error.hpp>
 #include <duet/host_memory.hpp>
@@ -61,20 +62,6 @@ template <class E>
 [[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
 {
     throw E(backend, call, 0, "", std::move(message));
-}
-
-/// "4096 bytes", or "6133940224 bytes (5.7 GiB)": exact, and readable where large.
-inline std::string bytes_text(std::uint64_t n)
-{
-    std::string text = std::to_string(n) + (n == 1 ? " byte" : " bytes");
-    if (n >= (1u << 20)) {
-        const bool gib = n >= (1u << 30);
-        char readable[32];
-        std::snprintf(readable, sizeof readable, " (%.1f %s)", static_cast<double>(n) / (gib ? 1 << 30 : 1 << 20),
-                      gib ? "GiB" : "MiB");
-        text += readable;
-    }
-    return text;
 }
 
 /// The state behind a public handle; InvalidArgument when the handle is empty (default-constructed).

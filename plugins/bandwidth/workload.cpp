@@ -6,7 +6,7 @@
 // the checked one: destinations poisoned, then compared byte for byte with what was sent.
 #include "bandwidth.hpp"
 
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -3,7 +3,7 @@
 // the check against the CPU reference.
 #include "mat_add.hpp"
 
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 #include <algorithm>
 #include <cstdint>

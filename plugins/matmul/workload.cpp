@@ -7,7 +7,7 @@
 // what the overlap is judged against.
 #include "matmul.hpp"
 
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -4,7 +4,7 @@
 // Extras put the kernel's bandwidth beside a device-to-device copy's, measured in the same run.
 #include "stencil1d.hpp"
 
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -7,7 +7,7 @@
 
 #include "duet_test.hpp"
 #include "stencil1d.hpp"
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 namespace duet::test {
 namespace {

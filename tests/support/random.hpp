@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 namespace duet::test {
 

@@ -11,4 +11,3 @@
 #include <duet/queue.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>
-#include <duet/workload.hpp>

@@ -1,7 +1,7 @@
 // A workload wrong on purpose, for the CLI tests only (through DUET_PLUGIN_PATH). offset: adds 1e-3
 // and says so against the reference; drift: claims to match, but each run in a process adds another
 // 1e-3, so only comparing devices catches it; unsupported: throws duet::Unsupported.
-#include <workload_support.hpp>
+#include <duet/workload/kit.hpp>
 
 #include <duet_kernels/wrong.hpp>
 
@@ -45,15 +45,18 @@ public:
 
         duet::Measurement result;
         result.output.resize(n);
-        duet::workload::PhaseTimer timer(queue);
-        queue.write(da, a);
-        queue.write(db, b);
-        timer.mark("h2d");
-        queue.launch(kernel, duet::Range::cover(n, 64), da, db, dc, static_cast<std::uint32_t>(n), offset);
-        timer.mark("kernel");
-        queue.read(result.output, dc);
-        timer.mark("d2h");
-        timer.add_phases_to(result);
+        result.samples = duet::workload::repeat(request.timing, [&] {
+            duet::workload::PhaseTimer timer(queue);
+            queue.write(da, a);
+            queue.write(db, b);
+            timer.mark(duet::Phase::h2d);
+            queue.launch(kernel, duet::Range::cover(n, 64), da, db, dc, static_cast<std::uint32_t>(n), offset);
+            timer.mark(duet::Phase::kernel);
+            queue.read(result.output, dc);
+            timer.mark(duet::Phase::d2h);
+            return timer.sample();
+        });
+        result.set_medians();
         result.work = 3.0 * n * sizeof(float);
         result.tolerance = 0;
         result.tolerance_reason = "one IEEE add per element is exact";
@@ -62,7 +65,8 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 expected[i] = a[i] + b[i];
             }
-            result.max_error = drift ? 0 : duet::max_relative_error(result.output, expected);
+            result.agreement = duet::workload::compare(result.output, expected, result.tolerance);
+            result.max_error = drift ? 0 : result.agreement.max_error;
             result.verified = true;
         }
         return result;

@@ -3,8 +3,8 @@
 #include <duet/error.hpp>
 #include <duet/workload.hpp>
 
-#include "plugin_library.hpp"
-#include "state.hpp"
+#include <duet/detail/plugins.hpp>
+#include <duet/detail/text.hpp>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -71,6 +71,13 @@ bool valid(const WorkloadParameter& parameter, const std::string& text)
     return false;
 }
 
+/// A failure of the workload layer, in the shape of the core's own.
+template <class E>
+[[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
+{
+    throw E(backend, call, 0, "", std::move(message));
+}
+
 } // namespace
 
 using detail::bytes_text;
@@ -94,7 +101,7 @@ void check_fits(const Footprint& footprint, const Device& device, const std::str
     const auto& p = device.properties();
     const std::string on = device.selector() + " (" + p.name + ")";
     const auto refuse = [&](const std::string& why) {
-        detail::fail<OutOfMemory>(device.backend(), "check_fits", what + " " + why);
+        fail<OutOfMemory>(device.backend(), "check_fits", what + " " + why);
     };
     if (p.global_memory != 0 && footprint.device_bytes > p.global_memory) {
         refuse("needs " + bytes_text(footprint.device_bytes) + " of device memory; " + on + " has " +
@@ -130,15 +137,23 @@ Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::st
             for (const auto& p : info.parameters) {
                 known += (known.empty() ? "" : ", ") + p.name;
             }
-            detail::fail<InvalidArgument>(info.name, "Settings", "workload '" + info.name + "' has no parameter '" +
+            fail<InvalidArgument>(info.name, "Settings", "workload '" + info.name + "' has no parameter '" +
                                                                      name + "'; its parameters: " + known);
         }
         if (!valid(*parameter, text)) {
-            detail::fail<InvalidArgument>(info.name, "Settings",
+            fail<InvalidArgument>(info.name, "Settings",
                                           "parameter '" + name + "' of workload '" + info.name + "' is '" + text +
                                               "'; it takes " + accepted(*parameter));
         }
         values_[name] = text;
+    }
+    for (const auto& rule : info.rules) {
+        if (!rule.holds(*this)) {
+            fail<InvalidArgument>(info.name, "Settings",
+                                  "parameters '" + rule.first + "' (" + values_[rule.first] + ") and '" + rule.second +
+                                      "' (" + values_[rule.second] + ") of workload '" + info.name +
+                                      "' break a rule: " + rule.text);
+        }
     }
 }
 
@@ -146,7 +161,7 @@ const std::string& Settings::value(const std::string& name) const
 {
     const auto found = values_.find(name);
     if (found == values_.end()) {
-        detail::fail<NotFound>("duet", "Settings", "no parameter '" + name + "'");
+        fail<NotFound>("duet", "Settings", "no parameter '" + name + "'");
     }
     return found->second;
 }
@@ -155,19 +170,65 @@ std::int64_t Settings::integer(const std::string& name) const { return std::stol
 double Settings::real(const std::string& name) const { return std::stod(value(name)); }
 const std::string& Settings::text(const std::string& name) const { return value(name); }
 
-double max_relative_error(std::span<const float> got, std::span<const float> want, double floor)
+const char* to_string(Phase phase)
 {
-    if (got.size() != want.size()) {
-        return std::numeric_limits<double>::infinity();
+    switch (phase) {
+    case Phase::h2d:
+        return "h2d";
+    case Phase::kernel:
+        return "kernel";
+    case Phase::d2h:
+        break;
     }
-    double worst = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), floor);
-        if (!(error <= worst)) { // also true for NaN
-            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
-        }
+    return "d2h";
+}
+
+double& Sample::operator[](Phase phase)
+{
+    return phase == Phase::h2d ? h2d_ms : phase == Phase::kernel ? kernel_ms : d2h_ms;
+}
+
+double Sample::operator[](Phase phase) const
+{
+    return phase == Phase::h2d ? h2d_ms : phase == Phase::kernel ? kernel_ms : d2h_ms;
+}
+
+namespace {
+
+template <class Field>
+workload::Summary summarize_samples(const std::vector<Sample>& samples, Field&& field)
+{
+    std::vector<double> values;
+    for (const auto& sample : samples) {
+        values.push_back(field(sample));
     }
-    return worst;
+    return workload::summarize(values);
+}
+
+} // namespace
+
+workload::Summary Measurement::summary(Phase phase) const
+{
+    return summarize_samples(samples, [&](const Sample& sample) { return sample[phase]; });
+}
+
+workload::Summary Measurement::total_summary() const
+{
+    return summarize_samples(samples, [](const Sample& sample) { return sample.total_ms; });
+}
+
+workload::Summary Measurement::rate_summary() const
+{
+    return summarize_samples(samples, [](const Sample& sample) { return sample.rate_ms > 0 ? sample.rate_ms : sample.kernel_ms; });
+}
+
+void Measurement::set_medians()
+{
+    h2d_ms = summary(Phase::h2d).median;
+    kernel_ms = summary(Phase::kernel).median;
+    d2h_ms = summary(Phase::d2h).median;
+    total_ms = total_summary().median;
+    rate_ms = summarize_samples(samples, [](const Sample& sample) { return sample.rate_ms; }).median;
 }
 
 std::vector<fs::path> WorkloadRegistry::default_search_path()
@@ -252,7 +313,7 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
         }
     }
     const char* plugin_path = std::getenv("DUET_PLUGIN_PATH");
-    detail::fail<NotFound>("duet", "WorkloadRegistry::find",
+    fail<NotFound>("duet", "WorkloadRegistry::find",
                            "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
                                "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) +
                                "\n(DUET_PLUGIN_PATH " +

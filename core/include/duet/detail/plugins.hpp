@@ -1,5 +1,6 @@
-// What the backend and workload registries share: finding plugin files by name pattern across
-// search directories, and opening them with Boost.DLL so that they stay loaded.
+// What the backend registry (core) and the workload registry (libduet_workload) share: finding
+// plugin files by name pattern across search directories, and opening them with Boost.DLL so that
+// they stay loaded. A detail of duet's own libraries, not API to write against.
 #pragma once
 
 #include <boost/dll/shared_library.hpp>

@@ -1,26 +1,29 @@
 // Workload plugins: an algorithm's CUDA and OpenCL kernels behind one description (name,
-// variants, parameters) and one run step that times every phase on the device clock and checks
-// the result against the CPU reference. The CLI discovers them at run time, so a user adds a
+// variants, parameters, the rules between them) and one run step that times every phase on the
+// device clock, repeated until the median settles, and checks the result against the CPU
+// reference. Most workloads are written as a Spec (duet/workload/kit.hpp), which does all of it. The CLI discovers them at run time, so a user adds a
 // kernel pair without rebuilding duet: a shared library named libduet_workload_<name>.so that
 // ends with DUET_EXPORT_WORKLOAD(TheirWorkload).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <duet/device.hpp>
+#include <duet/workload/agreement.hpp>
+#include <duet/workload/statistics.hpp>
 
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 2
+#define DUET_WORKLOAD_ABI_VERSION 3
 
 namespace duet {
 
@@ -33,6 +36,18 @@ struct WorkloadParameter {
     double min = 0; ///< integer and real: the accepted range, inclusive
     double max = 0;
     std::vector<std::string> choices; ///< choice: the accepted values
+    std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
+};
+
+class Settings;
+
+/// A rule between two parameters, checked before anything is enqueued: a value set that breaks
+/// it is an InvalidArgument naming both parameters and the rule.
+struct WorkloadRule {
+    std::string first;
+    std::string second;
+    std::string text; ///< what must hold, e.g. "block_x * block_y must not exceed 1024"
+    std::function<bool(const Settings&)> holds;
 };
 
 struct WorkloadInfo {
@@ -43,13 +58,16 @@ struct WorkloadInfo {
     /// Parameter sets the agreement tests run on every device and variant: tiny, odd, not a
     /// multiple of the block, large. Each names only the parameters it changes.
     std::vector<std::map<std::string, std::string>> test_cases;
+    std::vector<WorkloadRule> rules;
 };
 
-/// Parameter values checked against a WorkloadInfo: every parameter has a value, in its range.
+/// Parameter values checked against a WorkloadInfo: every parameter has a value, in its range,
+/// and every rule holds.
 class Settings {
 public:
     /// Defaults overridden by `values`; an unknown name or a bad value throws InvalidArgument
-    /// naming the parameter and what it accepts.
+    /// naming the parameter and what it accepts, a broken rule InvalidArgument naming both
+    /// parameters, their values and the rule.
     Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values);
 
     std::int64_t integer(const std::string& name) const;
@@ -68,29 +86,59 @@ struct RunRequest {
     Settings settings;
     bool verify = true;      ///< run the CPU reference and compare; benchmarks repeat without it
     std::uint64_t seed = 1;  ///< inputs are drawn from it, so every device sees the same inputs
+    workload::Timing timing; ///< how often the timed pass repeats
 };
 
-/// One run of one variant on one device. Times are device-clock milliseconds unless named.
-struct Measurement {
+/// The phases of a timed pass. Work that is none of these is an extra phase with a name of its
+/// own (Sample::extra_phases), never added to one of them.
+enum class Phase { h2d, kernel, d2h };
+const char* to_string(Phase phase);
+
+/// One timed pass: device-clock milliseconds of each phase, summed over the queues it ran on.
+struct Sample {
     double h2d_ms = 0;
     double kernel_ms = 0;
     double d2h_ms = 0;
-    double total_ms = 0;     ///< first copy in to last copy out
+    double total_ms = 0; ///< first copy in to last copy out
+    /// The time the rate is over when the measured operation is not a kernel (a host-device copy
+    /// of the bandwidth workload); 0 means the kernel phase.
+    double rate_ms = 0;
+    std::vector<std::pair<std::string, double>> extra_phases;
+
+    double& operator[](Phase phase);
+    double operator[](Phase phase) const;
+};
+
+/// One run of one variant on one device: every timed pass, their medians, and the check. Times
+/// are device-clock milliseconds unless named.
+struct Measurement {
+    std::vector<Sample> samples; ///< every timed pass, in order
+    /// The medians of the samples (set by set_medians()): what tables show and ratios divide.
+    double h2d_ms = 0;
+    double kernel_ms = 0;
+    double d2h_ms = 0;
+    double total_ms = 0;
     double reference_ms = 0; ///< the CPU reference, host clock; 0 when not verified
     /// What the kernel phase accomplishes, for the rate column: bytes moved (GB/s) or floating
     /// point operations (GFLOP/s).
     double work = 0;
     enum class Unit { bytes, flops } unit = Unit::bytes;
     bool verified = false;   ///< the reference ran and max_error was computed
-    double max_error = 0;    ///< largest |device - reference|, relative where the workload says so
+    double max_error = 0;    ///< largest |device - reference|, relative (absolute below 1)
     double tolerance = 0;    ///< what max_error is allowed, and why
     std::string tolerance_reason;
-    std::vector<float> output; ///< compared across devices, with `tolerance`
+    workload::Agreement agreement; ///< the output against the reference, element by element
+    std::vector<float> output; ///< compared across devices and variants, with `tolerance`
+    workload::Shape output_shape;
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
+    double rate_ms = 0; ///< the median of the samples' rate_ms
 
-    /// The time the rate is over when the measured operation is not a kernel (a host-device copy
-    /// of the bandwidth workload); 0 means the kernel phase.
-    double rate_ms = 0;
+    /// The summary of one quantity over the samples.
+    workload::Summary summary(Phase phase) const;
+    workload::Summary total_summary() const;
+    workload::Summary rate_summary() const; ///< of rate_ms where the workload sets it, else of the kernel phase
+    /// Sets h2d_ms, kernel_ms, d2h_ms, total_ms and rate_ms to the medians of the samples.
+    void set_medians();
 
     bool matches_reference() const { return verified && max_error <= tolerance; }
     /// GB/s or GFLOP/s over rate_ms, or else the kernel phase.
@@ -116,11 +164,6 @@ std::optional<std::uint64_t> host_available_memory();
 /// Throws OutOfMemory naming what `footprint` needs and the limit it breaks: the device's global
 /// memory, its largest allocation, or the host memory available now. `what` names the run.
 void check_fits(const Footprint& footprint, const Device& device, const std::string& what);
-
-/// Largest |got - want| / max(|want|, floor): relative error, absolute for values below `floor`.
-/// NaN anywhere (a poisoned element nobody wrote) or a size mismatch gives infinity. The one rule
-/// for a result against its reference and for one device's output against another's.
-double max_relative_error(std::span<const float> got, std::span<const float> want, double floor = 1.0);
 
 class Workload {
 public:

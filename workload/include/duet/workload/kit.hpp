@@ -1,0 +1,203 @@
+// The workload kit. A workload states what it is (a Spec: parameters, rules, buffers, launch step,
+// CPU reference, work, tolerance, test cases) and the runner does the rest: inputs drawn from the
+// seed, outputs poisoned with sentinels past their end, the timed pass repeated until its median
+// settles (workload::Timing), each phase on the device clock, and the check against the reference
+// element by element. Workloads with a schedule of their own (matmul's overlapped batches, the
+// bandwidth legs, pitched copies) write run() with the same pieces, declared below the Spec.
+#pragma once
+
+#include <duet/duet.hpp>
+#include <duet/workload.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace duet::workload {
+
+// ---- Declaring parameters ----
+
+/// An integer parameter; `variants` it applies to (empty: all).
+WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                                    std::string help, std::vector<std::string> variants = {});
+/// A real parameter.
+WorkloadParameter real_parameter(std::string name, double default_value, double min, double max, std::string help,
+                                 std::vector<std::string> variants = {});
+/// A choice parameter; the first choice is the default.
+WorkloadParameter choice_parameter(std::string name, std::vector<std::string> choices, std::string help,
+                                   std::vector<std::string> variants = {});
+
+// ---- The declarative spec ----
+
+/// One float array of the workload, on the device and on the host.
+struct BufferSpec {
+    enum class Role { input, output };
+    std::string name;
+    Role role = Role::input;
+    /// Elements, from the settings.
+    std::function<std::size_t(const Settings&)> size;
+    /// Host memory the array lives in (pageable unless the spec says): for an input of kind
+    /// `mapped`, the kernel reads it in place and there is no copy in.
+    std::function<HostMemoryKind(const Settings&)> host_memory;
+    /// An output's layout, so a disagreement names its row and column.
+    std::function<Shape(const Settings&)> shape;
+};
+/// An input drawn by random_floats from the run's seed (each input its own stream).
+BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size);
+/// An output, poisoned before each pass, with sentinels past its end that must survive.
+BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size);
+
+/// The run's device buffers by name, as the launch step gets them. Each output is allocated
+/// `sentinel_elements` longer than its size; launch steps pass the sizes from the settings.
+class DeviceBuffers {
+public:
+    const Buffer<float>& operator[](std::string_view name) const;
+
+private:
+    friend class Runner;
+    std::vector<std::pair<std::string, Buffer<float>>> buffers_;
+};
+
+/// The run's host arrays by name, as the CPU reference gets them: the inputs as drawn, the
+/// outputs to fill.
+class HostArrays {
+public:
+    std::span<const float> in(std::string_view name) const;
+    std::span<float> out(std::string_view name) const;
+
+private:
+    friend class Runner;
+    std::vector<std::pair<std::string, std::span<float>>> arrays_;
+};
+
+/// One timed pass's kernel work, enqueued on `queue`; returns without waiting.
+using Launch = std::function<void(Queue& queue, const DeviceBuffers& buffers)>;
+
+struct Tolerance {
+    double value = 0;  ///< the largest relative error allowed (absolute below 1)
+    std::string reason;
+};
+
+/// Figures of the workload's own (Measurement::extras), measured after the timed passes on the
+/// same queue and buffers: e.g. the kernel's bandwidth against a device-to-device copy.
+using Figures = std::function<std::vector<std::pair<std::string, double>>(Queue& queue, const DeviceBuffers& buffers,
+                                                                        const Launch& launch, const Settings& settings)>;
+
+struct Spec {
+    WorkloadInfo info; ///< name, description, variants, parameters, rules, test cases
+    std::vector<BufferSpec> buffers;
+    /// Once per run, before anything is timed or allocated: builds the variant's kernels and
+    /// returns its launch step. What the device cannot do is refused here: Unsupported naming the
+    /// limit.
+    std::function<Launch(const Device& device, const Settings& settings, const std::string& variant)> prepare;
+    /// Fills the outputs from the inputs on the CPU.
+    std::function<void(const Settings& settings, const HostArrays& arrays)> reference;
+    /// What one launch accomplishes, for the rate: bytes moved or floating-point operations.
+    std::function<double(const Settings& settings)> work;
+    Measurement::Unit unit = Measurement::Unit::bytes;
+    std::function<Tolerance(const Settings& settings)> tolerance;
+    Figures figures; ///< optional
+};
+
+/// The runner: a Workload made of a Spec.
+class SpecWorkload : public Workload {
+public:
+    explicit SpecWorkload(Spec spec);
+    WorkloadInfo info() const override { return spec_.info; }
+    /// Every buffer on the device (outputs with their sentinels); on the host the inputs, the
+    /// outputs, their host buffers and the reference's.
+    Footprint footprint(const RunRequest& request) const override;
+    Measurement run(const RunRequest& request) const override;
+
+private:
+    Spec spec_;
+};
+
+// ---- The pieces, for workloads with a schedule of their own ----
+
+/// Floats in ±[0.5, 2): no zeros, which would hide unwritten outputs, and no denormals.
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
+
+/// The value outputs are filled with before a pass, so an element nobody wrote fails the check: a
+/// quiet NaN with a payload of its own, told apart from a NaN a kernel computes.
+float poison();
+
+/// Elements past the end of every output the runner allocates, poisoned, checked after each run.
+inline constexpr std::size_t sentinel_elements = 1024;
+
+/// Throws Error naming the first element of `tail` that is not poison(): a kernel wrote past the
+/// end of `what`.
+void check_sentinels(std::span<const float> tail, const std::string& what);
+
+/// Records an event at each phase boundary of one queue; the pass's sample is read once it is done.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(Queue& queue);
+    /// Closes the phase that began at the previous mark (or at construction). A phase may be
+    /// marked more than once; its times add up.
+    void mark(Phase phase);
+    /// Closes an extra phase of that name: reported beside h2d, kernel and d2h, never in them.
+    void mark(const std::string& extra_phase);
+    /// Waits for the queue; each phase's device time, and the total from construction to the
+    /// last mark.
+    Sample sample();
+
+private:
+    Queue* queue_;
+    Event start_;
+    struct Mark {
+        std::optional<Phase> phase;
+        std::string extra;
+        Event event;
+    };
+    std::vector<Mark> marks_;
+};
+
+/// Device time from the earliest of `starts` to the latest of `ends`: events of one device, on
+/// any of its queues (they share its clock), all complete. For work spread over several queues.
+double span_ms(std::span<const Event> starts, std::span<const Event> ends);
+
+/// Runs `pass` as `timing` says: its warm-up passes, then timed ones until the rule is met. The
+/// samples come back in order.
+std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass);
+
+/// Milliseconds of host time `body` takes: the CPU reference's clock.
+template <class Body>
+double host_ms(Body&& body)
+{
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Device time of `body`'s work on `queue`, the best of `repeats` runs: for figures that should
+/// not carry one-time costs (first touch of pages, a cold cache), such as a reference copy rate.
+double best_device_ms(Queue& queue, int repeats, const std::function<void()>& body);
+
+/// The host memory kind named as duet::to_string names it ("pinned", "write_combined", ...);
+/// another name throws InvalidArgument listing the kinds.
+HostMemoryKind host_memory_kind(const std::string& name);
+
+/// When the request asks for verification: runs `reference` into n floats on the host, timed,
+/// and compares result.output with them element by element (result.agreement, result.max_error).
+/// Needs result.tolerance set.
+void check_against_reference(const RunRequest& request, Measurement& result, std::size_t n,
+                             const std::function<void(std::span<float>)>& reference);
+
+} // namespace duet::workload
+
+/// Defines the entry symbol of a workload plugin made of a Spec: `spec_function` returns it.
+#define DUET_EXPORT_WORKLOAD_SPEC(spec_function)                                                                       \
+    namespace {                                                                                                        \
+    struct DuetSpecWorkload final : duet::workload::SpecWorkload {                                                     \
+        DuetSpecWorkload() : SpecWorkload(spec_function()) {}                                                          \
+    };                                                                                                                 \
+    }                                                                                                                  \
+    DUET_EXPORT_WORKLOAD(DuetSpecWorkload)
