@@ -160,47 +160,37 @@ std::vector<std::map<std::string, std::string>> combinations(const std::vector<S
 
 void add_samples(Point& point, const Measurement& m)
 {
-    point.h2d_ms.push_back(m.h2d_ms);
-    point.kernel_ms.push_back(m.kernel_ms);
-    point.d2h_ms.push_back(m.d2h_ms);
-    point.total_ms.push_back(m.total_ms);
-    point.rate.push_back(m.rate());
+    for (const auto& sample : m.samples) {
+        point.h2d_ms.push_back(sample.h2d_ms);
+        point.kernel_ms.push_back(sample.kernel_ms);
+        point.d2h_ms.push_back(sample.d2h_ms);
+        point.total_ms.push_back(sample.total_ms);
+        const double ms = sample.rate_ms > 0 ? sample.rate_ms : sample.kernel_ms;
+        point.rate.push_back(ms > 0 ? m.work / (ms * 1e-3) / 1e9 : 0);
+    }
     for (const auto& [name, value] : m.extras) {
-        auto extra = std::find_if(point.extras.begin(), point.extras.end(),
-                                  [&](const auto& existing) { return existing.first == name; });
-        if (extra == point.extras.end()) {
-            extra = point.extras.insert(point.extras.end(), {name, {}});
-        }
-        extra->second.push_back(value);
+        point.extras.push_back({name, {value}});
     }
 }
 
-/// Warm-up runs, then `repeats` measured runs of which only the first checks the reference.
-Point measure_point(const Job& job, unsigned warmup, unsigned repeats)
+/// One run of the job, whose timing asks for the warm-up passes and the repeats; checked against
+/// the reference once, after them.
+Point measure_point(const Job& job)
 {
     Point point(job);
-    for (unsigned i = 0; i < warmup + repeats; ++i) {
-        const bool measured = i >= warmup;
-        const bool first = i == warmup;
-        const Run run = execute(job, first);
-        if (!run.measured()) {
-            point.status = run.status;
-            point.reason = run.reason;
-            return point;
-        }
-        if (first) {
-            point.status = run.status;
-            point.reason = run.reason;
-            point.max_error = run.measurement.max_error;
-            point.tolerance = run.measurement.tolerance;
-            point.unit = run.measurement.unit;
-            point.rate_name = rate_name(run.measurement);
-        }
-        if (measured) {
-            add_samples(point, run.measurement);
-            point.overlapped = point.overlapped || phases_overlap(run.measurement);
-        }
+    const Run run = execute(job, true);
+    point.status = run.status;
+    point.reason = run.reason;
+    if (!run.measured()) {
+        return point;
     }
+    const auto& m = run.measurement;
+    point.max_error = m.max_error;
+    point.tolerance = m.tolerance;
+    point.unit = m.unit;
+    point.rate_name = rate_name(m);
+    point.overlapped = phases_overlap(m);
+    add_samples(point, m);
     return point;
 }
 
@@ -415,10 +405,15 @@ int bench_command(const Arguments& arguments)
     const auto variants = pick_variants(bench.info, arguments.list("variants"));
     const auto devices = pick_devices(arguments.list("devices"));
     const auto total = count_points(bench.sweeps, variants.size(), devices.size());
-    // Every combination is checked before the first run, so a bad value never ends a long sweep.
+    // Every combination is checked before the first run, so a bad value never ends a long sweep;
+    // one that breaks a rule between parameters is a point skipped, with the rule.
     std::vector<Settings> settings;
     for (const auto& values : combinations(bench.sweeps, bench.fixed)) {
-        settings.push_back(make_settings(bench.info, values));
+        try {
+            settings.push_back(Settings::without_rules(bench.info, values));
+        } catch (const InvalidArgument& error) {
+            throw UsageError(error.message());
+        }
     }
     auto outputs = Outputs::open(arguments);
 
@@ -426,9 +421,18 @@ int bench_command(const Arguments& arguments)
     for (const auto& point_settings : settings) {
         for (const auto& variant : variants) {
             for (const auto& [device, label] : devices) {
-                const Job job{workload, bench.info, variant, point_settings, device, label, bench.seed};
+                const Job job{workload,   bench.info, variant,
+                              point_settings, device, label,
+                              bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
+                if (const auto broken = point_settings.broken_rule(bench.info)) {
+                    Point skipped(job);
+                    skipped.status = Status::unsupported;
+                    skipped.reason = "skipped: " + *broken;
+                    bench.points.push_back(std::move(skipped));
+                    continue;
+                }
                 progress.start(describe_settings(bench.info, point_settings.values()) + " " + variant + " on " + label);
-                bench.points.push_back(measure_point(job, bench.warmup, bench.repeats));
+                bench.points.push_back(measure_point(job));
             }
         }
     }

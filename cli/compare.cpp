@@ -110,14 +110,20 @@ void print_workload(const std::vector<Run>& runs, std::size_t first)
     Table table({{"device"},
                  {"API"},
                  {"variant"},
+                 {"runs", Align::right},
                  {"h→d ms", Align::right},
                  {"kernel ms", Align::right},
                  {"d→h ms", Align::right},
                  {"total ms", Align::right},
                  {unit.empty() ? "rate" : unit, Align::right},
                  {"max error", Align::right},
+                 {"ULPs", Align::right},
                  {"device Δ", Align::right},
+                 {"variant Δ", Align::right},
                  {"agrees"}});
+    const auto difference = [](const workload::Comparison& comparison, const char* base) {
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
+    };
     for (std::size_t i = first; i < runs.size(); ++i) {
         const auto& run = runs[i];
         const auto& m = run.measurement;
@@ -128,10 +134,16 @@ void print_workload(const std::vector<Run>& runs, std::size_t first)
             continue;
         }
         const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
+        const auto with_spread = [](double median, const workload::Summary& summary) {
+            const std::string spread = format::spread(summary);
+            return format::milliseconds(median) + (spread.empty() ? "" : " " + spread);
+        };
         cells.insert(cells.end(),
-                     {format::milliseconds(m.h2d_ms), format::milliseconds(m.kernel_ms), format::milliseconds(m.d2h_ms),
-                      format::milliseconds(m.total_ms), rate, format::error(m.max_error),
-                      run.baseline.empty() ? "base" : format::error(run.difference),
+                     {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
+                      with_spread(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
+                      with_spread(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
+                      m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
+                      difference(run.device, "base"), difference(run.variant, "base"),
                       run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
     }
@@ -164,7 +176,8 @@ void print_workload(const std::vector<Run>& runs, std::size_t first)
 
 void print_pairs(const std::vector<ApiPair>& pairs)
 {
-    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time (above 1: OpenCL is slower)\n";
+    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time, medians, [95% interval]; parity where the\n"
+                 "interval holds 1 (above 1: OpenCL is slower)\n";
     Table table({{"GPU"},
                  {"PCI bus id"},
                  {"workload"},
@@ -172,10 +185,13 @@ void print_pairs(const std::vector<ApiPair>& pairs)
                  {"CUDA"},
                  {"OpenCL"},
                  {"kernel", Table::Align::right},
-                 {"total", Table::Align::right}});
+                 {""},
+                 {"total", Table::Align::right},
+                 {""}});
     for (const auto& pair : pairs) {
         table.add_row({pair.gpu, pair.pci_bus_id, pair.workload, pair.variant, pair.cuda_label, pair.opencl_label,
-                       format::ratio(pair.kernel_ratio), format::ratio(pair.total_ratio)});
+                       format::ratio(pair.kernel), format::ratio_verdict(pair.kernel), format::ratio(pair.total),
+                       format::ratio_verdict(pair.total)});
     }
     table.print(std::cout);
 }
@@ -195,14 +211,21 @@ std::string csv_text(const Comparison& comparison)
                          "backend_version",
                          "status",
                          "reason",
+                         "samples",
                          "h2d_ms",
                          "kernel_ms",
+                         "kernel_ms_low",
+                         "kernel_ms_high",
                          "d2h_ms",
                          "total_ms",
+                         "total_ms_low",
+                         "total_ms_high",
                          "reference_ms",
                          "rate",
                          "rate_unit",
                          "max_error",
+                         "max_ulps",
+                         "differing",
                          "tolerance",
                          "baseline",
                          "difference",
@@ -216,7 +239,10 @@ std::string csv_text(const Comparison& comparison)
         const auto& m = run.measurement;
         const auto& p = run.job.device.properties();
         const auto number = [&](double value) { return run.measured() ? format::exact(value) : std::string(); };
-        const bool compared = !run.baseline.empty();
+        const bool compared = run.device.compared();
+        const auto kernel = m.summary(Phase::kernel);
+        const auto total = m.total_summary();
+        const bool checked = run.measured() && m.verified;
         csv::write_row(out, {run.job.info.name,
                              run.job.variant,
                              describe_settings(run.job.info, run.job.settings.values()),
@@ -228,18 +254,26 @@ std::string csv_text(const Comparison& comparison)
                              backend_version(run.job.device),
                              to_string(run.status),
                              run.reason,
+                             run.measured() ? std::to_string(m.samples.size()) : "",
                              number(m.h2d_ms),
                              number(m.kernel_ms),
+                             number(kernel.low),
+                             number(kernel.high),
                              number(m.d2h_ms),
                              number(m.total_ms),
+                             number(total.low),
+                             number(total.high),
                              number(m.reference_ms),
                              number(m.rate()),
                              rate_unit(m.unit),
                              number(m.max_error),
+                             checked && m.agreement.max_ulps != UINT64_MAX ? std::to_string(m.agreement.max_ulps)
+                                                                          : checked ? "NaN" : "",
+                             checked ? std::to_string(m.agreement.differing) : "",
                              number(m.tolerance),
-                             run.baseline,
-                             compared ? format::exact(run.difference) : "",
-                             compared ? format::exact(run.allowed) : "",
+                             run.device.with,
+                             compared ? format::exact(run.device.agreement.max_error) : "",
+                             compared ? format::exact(run.device.allowed) : "",
                              std::to_string(comparison.seed),
                              build.version,
                              build.commit,
@@ -262,7 +296,8 @@ json::Value comparison_json(const Comparison& comparison)
     return json::Object{{"schema", "duet.compare/1"},
                         {"environment", environment_json(Registry::global())},
                         {"seed", comparison.seed},
-                        {"warmup", comparison.warmup},
+                        {"warmup", comparison.timing.warmup},
+                        {"timing", timing_json(comparison.timing)},
                         {"agree", problems.empty()},
                         {"counts", comparison.verdict.counts_json()},
                         {"problems", json::Array(problems.begin(), problems.end())},
@@ -279,7 +314,7 @@ int compare_command(const Arguments& arguments)
     const auto devices = pick_devices(arguments.list("devices"));
     Comparison comparison;
     comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
-    comparison.warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
+    comparison.timing = timing_from(arguments);
     auto outputs = Outputs::open(arguments);
     if (name == "all") {
         // A workload that did not load is one that `all` did not compare.
@@ -298,7 +333,7 @@ int compare_command(const Arguments& arguments)
     if (outputs.table) {
         std::cout << "duet compare: " << format::count(plans.size(), "workload") << " on "
                   << format::count(devices.size(), "device") << ", " << format::count(total, "run") << "; seed "
-                  << comparison.seed << ", " << format::count(comparison.warmup, "warm-up run") << " before each\n";
+                  << comparison.seed << "; " << describe_timing(comparison.timing) << "\n";
         for (const auto& backend : Registry::global().backends()) {
             if (!backend.loaded) {
                 std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
@@ -310,14 +345,14 @@ int compare_command(const Arguments& arguments)
     for (const auto& plan : plans) {
         const std::size_t first = comparison.runs.size();
         for (const auto& variant : plan.variants) {
-            const std::size_t group = comparison.runs.size();
             for (const auto& [device, label] : devices) {
-                const Job job{plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed};
+                const Job job{plan.workload,   plan.info, variant,         plan.settings,
+                              device, label, comparison.seed, comparison.timing};
                 progress.start(job_name(job));
-                comparison.runs.push_back(measure(job, comparison.warmup));
+                comparison.runs.push_back(execute(job, true));
             }
-            cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(group), comparison.runs.end());
         }
+        cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(first), comparison.runs.end());
         progress.clear();
         if (outputs.table) {
             print_workload(comparison.runs, first);
@@ -332,8 +367,10 @@ int compare_command(const Arguments& arguments)
         if (!comparison.pairs.empty()) {
             print_pairs(comparison.pairs);
         }
-        std::cout << "\nmax error: against the CPU reference; device Δ: against the base run of the same variant "
-                     "(both relative, absolute below 1)\n"
+        std::cout << "\nms: medians of the runs, ± the larger half of their 95% interval. max error: against the "
+                     "CPU reference;\nULPs: the largest distance from it in units in the last place; device Δ: against "
+                     "the base device of the\nsame variant; variant Δ: against the base variant on the same device "
+                     "(errors relative, absolute below 1)\n"
                   << comparison.verdict.summary() << (comparison.verdict.ok() ? "" : " Details on standard error.")
                   << "\n";
     }

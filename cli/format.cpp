@@ -1,6 +1,8 @@
 // Number formatting shared by the tables, CSV, JSON and the HTML report.
 #include "format.hpp"
 
+#include <duet/workload/agreement.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -55,13 +57,7 @@ std::string rate(double value)
 
 std::string error(double value)
 {
-    if (value == 0) {
-        return "0";
-    }
-    if (!std::isfinite(value)) {
-        return exact(value);
-    }
-    return printf_text("%.1e", value);
+    return workload::error_text(value);
 }
 
 std::string figure(double value)
@@ -80,6 +76,31 @@ std::string figure(double value)
 std::string ratio(double value)
 {
     return std::isfinite(value) ? printf_text("%.2f", value) + "x" : "-";
+}
+
+std::string ratio(const workload::Ratio& ratio)
+{
+    if (!ratio.valid()) {
+        return "-";
+    }
+    return printf_text("%.2fx", ratio.value) + printf_text(" [%.2f, ", ratio.low) + printf_text("%.2f]", ratio.high);
+}
+
+std::string ratio_verdict(const workload::Ratio& ratio)
+{
+    if (!ratio.valid()) {
+        return "-";
+    }
+    return ratio.parity() ? "parity" : ratio.value > 1 ? "OpenCL slower" : "OpenCL faster";
+}
+
+std::string spread(const workload::Summary& summary)
+{
+    if (summary.count < 2) {
+        return "";
+    }
+    const double percent = 100 * summary.relative_half_width();
+    return printf_text(percent < 10 ? "±%.1f%%" : "±%.0f%%", percent);
 }
 
 std::string count(std::size_t number, const std::string& noun)

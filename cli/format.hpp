@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include <duet/workload/statistics.hpp>
+
 namespace duet::cli::format {
 
 /// The shortest text that reads back as the same double ("0.1", "1e-07"), whole numbers in full
@@ -26,6 +28,13 @@ std::string error(double value);
 std::string figure(double value);
 /// A ratio: "1.03x".
 std::string ratio(double value);
+/// A ratio with its interval: "1.03x [0.98, 1.07]"; "-" where there is none.
+std::string ratio(const workload::Ratio& ratio);
+/// What a ratio of OpenCL time to CUDA time says: "parity" where its interval holds 1, else
+/// "OpenCL slower" or "OpenCL faster"; "-" where there is none.
+std::string ratio_verdict(const workload::Ratio& ratio);
+/// A median's spread: "±1.2%", the larger half-width of its interval; "" for one sample.
+std::string spread(const workload::Summary& summary);
 /// "1 run", "3 runs": a count and its noun, plural by adding "s".
 std::string count(std::size_t number, const std::string& noun);
 /// Bytes in binary units: "512 B", "48 KiB", "79.6 GiB".

@@ -31,7 +31,9 @@ const OptionSpec variants_option{"variants", Kind::repeated, "V,...", "the varia
 const OptionSpec seed_option{"seed", Kind::value, "N",
                              "inputs are drawn from it, the same on every device (default 1)"};
 const OptionSpec warmup_option{"warmup", Kind::value, "N",
-                               "unmeasured runs first; the first launch pays for loading the module (default 1)"};
+                               "untimed passes first; the first launch pays for loading the module (default 1)"};
+const OptionSpec repeats_option{"repeats", Kind::value, "N",
+                                "exactly N timed passes per run (default: 5 to 100, until the median settles)"};
 
 /// A command's grammar and help, and the function that carries it out.
 struct Command {
@@ -76,6 +78,7 @@ const std::vector<Command>& commands()
                       set_option,
                       seed_option,
                       warmup_option,
+                      repeats_option,
                       json_option}},
          run_command},
         {{.name = "compare",
@@ -92,8 +95,8 @@ const std::vector<Command>& commands()
                      "h→d, kernel and d→h are each phase's device time summed over the queues it ran on; total is\n"
                      "the whole run, first copy in to last copy out, so where phases overlap (matmul's\n"
                      "schedule=overlapped, bandwidth's direction=both) a phase can exceed it.",
-          .options = {devices_option, variants_option, set_option, seed_option, warmup_option, json_option, csv_option,
-                      report_option}},
+          .options = {devices_option, variants_option, set_option, seed_option, warmup_option, repeats_option,
+                      json_option, csv_option, report_option}},
          compare_command},
         {{.name = "bench",
           .arguments = "<workload>",
@@ -102,7 +105,8 @@ const std::vector<Command>& commands()
           .brief = "parameter sweeps: warm-up, repeats, median and spread",
           .summary =
               "Measures every combination of the swept values on every selected device and variant: warm-up\n"
-              "runs, then repeats (the first checked against the CPU reference), median and spread per point.\n"
+              "passes, then repeated timed passes (the last checked against the CPU reference), median and\n"
+              "spread per point. A point whose values break a rule between parameters is skipped, with the rule.\n"
               "Each column's median is taken on its own, so a row's figures may come from different repeats;\n"
               "phases are timed as `duet compare --help` says (where they overlap, kernel ms can exceed\n"
               "total ms). A progress bar shows on a terminal. CSV and JSON record the environment (duet\n"
@@ -117,7 +121,7 @@ const std::vector<Command>& commands()
                       set_option,
                       devices_option,
                       variants_option,
-                      {"repeats", Kind::value, "N", "measured runs per point (default 5)"},
+                      {"repeats", Kind::value, "N", "timed passes per point (default 5)"},
                       warmup_option,
                       seed_option,
                       json_option,

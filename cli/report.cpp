@@ -152,6 +152,58 @@ Cell status_cell(Status status, const std::string& reason)
     return {status == Status::ok ? "ok" : name + ": " + reason, name};
 }
 
+/// Where results are not identical to the reference: each run's ULP distances, bucketed.
+std::string ulp_section(std::span<const Run> runs)
+{
+    std::vector<std::vector<Cell>> rows;
+    std::size_t buckets = 0;
+    for (const auto& run : runs) {
+        buckets = std::max(buckets, run.measurement.agreement.histogram.size());
+    }
+    std::vector<std::string> headers{"device", "variant", "differing", "largest at"};
+    for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        headers.push_back(workload::histogram_label(bucket) + " ULPs");
+    }
+    std::vector<bool> used(buckets, false);
+    for (const auto& run : runs) {
+        const auto& agreement = run.measurement.agreement;
+        if (!run.measurement.verified || agreement.differing == 0) {
+            continue;
+        }
+        std::vector<Cell> cells{{run.job.label, ""},
+                                {run.job.variant, ""},
+                                {std::to_string(agreement.differing) + " of " + std::to_string(agreement.count), "number"},
+                                {agreement.where(agreement.max_ulps_index), ""}};
+        for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+            const std::size_t count = bucket < agreement.histogram.size() ? agreement.histogram[bucket] : 0;
+            used[bucket] = used[bucket] || count > 0;
+            cells.push_back({std::to_string(count), "number"});
+        }
+        rows.push_back(std::move(cells));
+    }
+    if (rows.empty()) {
+        return "";
+    }
+    // Only the buckets some run fills: most of the 34 are empty.
+    std::vector<std::string> kept_headers(headers.begin(), headers.begin() + 4);
+    for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        if (used[bucket]) {
+            kept_headers.push_back(headers[4 + bucket]);
+        }
+    }
+    for (auto& row : rows) {
+        std::vector<Cell> kept(row.begin(), row.begin() + 4);
+        for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+            if (used[bucket]) {
+                kept.push_back(row[4 + bucket]);
+            }
+        }
+        row = std::move(kept);
+    }
+    return "<p>Distances from the CPU reference in ULPs, where a result is not identical to it:</p>\n" +
+           html_table(kept_headers, rows);
+}
+
 std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
 {
     const auto& info = runs.front().job.info;
@@ -189,24 +241,37 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
             rates.groups.back().bars.push_back({label, {m.rate()}, colours.at(run.job.label)});
         }
         const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
+        const auto with_spread = [](double median, const workload::Summary& summary) {
+            const std::string spread = format::spread(summary);
+            return format::milliseconds(median) + (spread.empty() ? "" : " " + spread);
+        };
+        const auto difference = [](const workload::Comparison& comparison) {
+            return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
+        };
         rows.push_back({{run.job.label + " " + run.job.device.properties().name, ""},
                         {api_label(run.job.device), ""},
                         {run.job.variant, ""},
+                        number(std::to_string(m.samples.size())),
                         number(format::milliseconds(m.h2d_ms)),
-                        number(format::milliseconds(m.kernel_ms)),
+                        number(with_spread(m.kernel_ms, m.summary(Phase::kernel))),
                         number(format::milliseconds(m.d2h_ms)),
-                        number(format::milliseconds(m.total_ms)),
+                        number(with_spread(m.total_ms, m.total_summary())),
                         number(format::rate(m.rate()) + " " + rate_unit(m.unit)),
                         number(format::error(m.max_error)),
-                        number(run.baseline.empty() ? "base" : format::error(run.difference)),
+                        number(m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps)),
+                        number(difference(run.device)),
+                        number(difference(run.variant)),
                         status_cell(run.status, run.reason)});
     }
     if (!phases.groups.empty()) {
         html += chart::bars(phases) + chart::bars(rates);
     }
-    html += html_table({"device", "API", "variant", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate", "max error",
-                        "device Δ", "result"},
+    html += html_table({"device", "API", "variant", "runs", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate",
+                        "max error", "ULPs", "device Δ", "variant Δ", "result"},
                        rows);
+    html += "<p class=\"note\">ms: medians of the timed passes, ± the larger half of their 95% interval. ULPs: the "
+            "largest distance from the CPU reference in units in the last place.</p>\n";
+    html += ulp_section(runs);
     if (overlap) {
         html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
     }
@@ -241,22 +306,26 @@ std::string pairs_section(const std::vector<ApiPair>& pairs)
     std::vector<std::vector<Cell>> rows;
     for (const auto& pair : pairs) {
         ratios.groups.push_back({pair.workload + "/" + pair.variant + " on " + pair.gpu, {}});
-        if (std::isfinite(pair.kernel_ratio)) { // a copy has no kernel phase to compare
-            ratios.groups.back().bars.push_back({"kernel", {pair.kernel_ratio}, chart::palette(0)});
+        if (pair.kernel.valid()) { // a copy has no kernel phase to compare
+            ratios.groups.back().bars.push_back({"kernel", {pair.kernel.value}, chart::palette(0)});
         }
-        ratios.groups.back().bars.push_back({"total", {pair.total_ratio}, chart::palette(1)});
+        ratios.groups.back().bars.push_back({"total", {pair.total.value}, chart::palette(1)});
         rows.push_back({{pair.gpu, ""},
                         {pair.pci_bus_id, ""},
                         {pair.workload, ""},
                         {pair.variant, ""},
                         {pair.cuda_label, ""},
                         {pair.opencl_label, ""},
-                        {format::ratio(pair.kernel_ratio), "number"},
-                        {format::ratio(pair.total_ratio), "number"}});
+                        {format::ratio(pair.kernel), "number"},
+                        {format::ratio_verdict(pair.kernel), ""},
+                        {format::ratio(pair.total), "number"},
+                        {format::ratio_verdict(pair.total), ""}});
     }
     return "<h2>One GPU through CUDA and OpenCL</h2>\n" + chart::bars(ratios) +
-           html_table({"GPU", "PCI bus id", "workload", "variant", "CUDA", "OpenCL", "kernel ratio", "total ratio"},
-                      rows);
+           html_table({"GPU", "PCI bus id", "workload", "variant", "CUDA", "OpenCL", "kernel ratio [95% interval]",
+                       "kernel", "total ratio [95% interval]", "total"},
+                      rows) +
+           "<p class=\"note\">Medians' ratio, OpenCL time over CUDA time; parity where the interval holds 1.</p>\n";
 }
 
 } // namespace
@@ -273,8 +342,8 @@ std::string compare_report(const Comparison& comparison)
     out << page_start("duet compare: " + workloads);
     out << "<p>Every run is checked against the CPU reference, and every device's output against the base run "
            "of the same variant (the first that matched the reference). Seed "
-        << comparison.seed << ", " << format::count(comparison.warmup, "warm-up run")
-        << " before each measured run; times on the device clock.</p>\n";
+        << comparison.seed << "; " << escape(describe_timing(comparison.timing))
+        << "; times on the device clock.</p>\n";
     out << banner(comparison.verdict);
     out << backends_section();
     const auto colours = colours_of(comparison.runs);

@@ -15,40 +15,64 @@ namespace duet::cli {
 
 namespace {
 
-void print_run(const Run& run, unsigned warmup)
+void print_run(const Run& run)
 {
     const auto& job = run.job;
     const auto& m = run.measurement;
     std::cout << job.info.name << "/" << job.variant << " on " << device_title(job.device) << " ["
               << api_label(job.device) << ", driver " << job.device.properties().driver_version << "]\n"
-              << "settings: " << describe_settings(job.info, job.settings.values()) << "; seed " << job.seed << "; "
-              << format::count(warmup, "warm-up run") << "\n\n";
+              << "settings: " << describe_settings(job.info, job.settings.values()) << "; seed " << job.seed << "\n"
+              << "timing: " << describe_timing(job.timing) << "\n\n";
     if (!run.measured()) {
         std::cout << to_string(run.status) << ": " << run.reason << "\n";
         return;
     }
     const std::string rate = format::rate(m.rate()) + " " + rate_unit(m.unit);
     const bool copy_rate = m.rate_ms > 0;
-    Table table({{"phase"}, {"ms", Table::Align::right}, {"rate, clock"}});
-    table.add_row({"host→device", format::milliseconds(m.h2d_ms), ""});
+    Table table({{"phase"},
+                 {"median ms", Table::Align::right},
+                 {"95% interval", Table::Align::right},
+                 {"min", Table::Align::right},
+                 {"max", Table::Align::right},
+                 {"rate, clock"}});
+    const auto row = [&](const std::string& phase, const workload::Summary& summary, const std::string& note) {
+        table.add_row({phase, format::milliseconds(summary.median),
+                       format::milliseconds(summary.low) + " - " + format::milliseconds(summary.high),
+                       format::milliseconds(summary.min), format::milliseconds(summary.max), note});
+    };
+    row("host→device", m.summary(Phase::h2d), "");
     // A workload that times copies instead of a kernel has no kernel row to put its rate on.
     if (!copy_rate || m.kernel_ms > 0) {
-        table.add_row({"kernel", format::milliseconds(m.kernel_ms), copy_rate ? "" : rate_name(m) + " " + rate});
+        row("kernel", m.summary(Phase::kernel), copy_rate ? "" : rate_name(m) + " " + rate);
     }
-    table.add_row({"device→host", format::milliseconds(m.d2h_ms), ""});
-    table.add_row({"total", format::milliseconds(m.total_ms), "first copy in to last copy out, device clock"});
+    row("device→host", m.summary(Phase::d2h), "");
+    row("total", m.total_summary(), "first copy in to last copy out, device clock");
     if (copy_rate) {
-        table.add_row({rate_name(m), format::milliseconds(m.rate_ms), rate});
+        row(rate_name(m), m.rate_summary(), rate);
     }
-    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "host clock"});
+    for (const auto& [name, ms] : m.samples.empty() ? std::vector<std::pair<std::string, double>>{}
+                                                     : m.samples.front().extra_phases) {
+        std::vector<double> values;
+        for (const auto& sample : m.samples) {
+            for (const auto& [extra, value] : sample.extra_phases) {
+                if (extra == name) {
+                    values.push_back(value);
+                }
+            }
+        }
+        row(name, workload::summarize(values), "an extra phase of this workload");
+    }
+    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "host clock"});
     for (const auto& [name, value] : m.extras) {
-        table.add_row({name, format::figure(value), ""});
+        table.add_row({name, format::figure(value), "", "", "", ""});
     }
     table.print(std::cout);
     if (phases_overlap(m)) {
         std::cout << "\n" << overlap_note << "\n";
     }
-    std::cout << "\nmax error " << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
+    std::cout << "\n" << format::count(m.samples.size(), "timed pass") << "; against the CPU reference: "
+              << (m.verified ? m.agreement.describe() : std::string("not checked")) << "\nmax error "
+              << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
               << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"
               << (run.status == Status::ok ? "result: matches the CPU reference" : "result: WRONG: " + run.reason)
               << "\n";
@@ -65,15 +89,14 @@ int run_command(const Arguments& arguments)
     }
     const auto variant = pick_variants(info, arguments.list("variant")).front();
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
-    const auto warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
     const Device device = select_device(arguments.value("device").value_or(""));
-    const Job job{workload,          info, variant, make_settings(info, arguments.assignments("set")), device,
-                  device.selector(), seed};
+    const Job job{workload, info,          variant, make_settings(info, arguments.assignments("set")),
+                  device,   device.selector(), seed,  timing_from(arguments)};
     auto outputs = Outputs::open(arguments);
 
-    const Run run = measure(job, warmup);
+    const Run run = execute(job, true);
     if (outputs.table) {
-        print_run(run, warmup);
+        print_run(run);
     }
     int code = exit_wrong;
     switch (run.status) {
@@ -93,7 +116,8 @@ int run_command(const Arguments& arguments)
         [&] {
             return json::Value(json::Object{{"schema", "duet.run/1"},
                                             {"environment", environment_json(Registry::global())},
-                                            {"warmup", warmup},
+                                            {"warmup", job.timing.warmup},
+                                            {"timing", timing_json(job.timing)},
                                             {"run", run_json(run)}})
                 .document();
         },

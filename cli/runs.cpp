@@ -17,21 +17,6 @@
 
 namespace duet::cli {
 
-std::string to_string(Status status)
-{
-    switch (status) {
-    case Status::ok:
-        return "ok";
-    case Status::wrong:
-        return "wrong";
-    case Status::unsupported:
-        return "unsupported";
-    case Status::failed:
-        break;
-    }
-    return "failed";
-}
-
 std::vector<std::string> extra_names(std::span<const Run> runs)
 {
     std::vector<std::string> names;
@@ -84,106 +69,10 @@ const std::string overlap_note =
     "phase's time is summed over the queues it ran on, while total is the wall time of the whole run, first copy in "
     "to last copy out: so a phase, the kernel time included, can exceed the total.";
 
-std::string job_name(const Job& job)
-{
-    return job.info.name + "/" + job.variant + " on " + job.label;
-}
-
 std::string outcome(const std::string& name, Status status, const std::string& reason)
 {
     const bool named = status == Status::failed || status == Status::unsupported;
     return name + ": " + (named ? to_string(status) + ": " : "") + reason;
-}
-
-Run execute(const Job& job, bool verify)
-{
-    Run run{job, Status::ok, {}, {}, {}, 0, 0};
-    try {
-        run.measurement = run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed});
-    } catch (const Unsupported& error) {
-        run.status = Status::unsupported;
-        run.reason = error.message();
-        return run;
-    } catch (const OutOfMemory& error) {
-        // Too large for this device or this host, as asked: refused, like a feature it lacks.
-        run.status = Status::unsupported;
-        run.reason = error.message();
-        return run;
-    } catch (const std::bad_alloc&) {
-        run.status = Status::failed;
-        run.reason = "the host ran out of memory (std::bad_alloc) although the run's footprint fitted";
-        return run;
-    } catch (const std::exception& error) {
-        run.status = Status::failed;
-        run.reason = error.what();
-        return run;
-    }
-    const auto& m = run.measurement;
-    if (verify && !m.verified) {
-        run.status = Status::wrong;
-        run.reason = "the workload did not check its result against the CPU reference";
-    } else if (verify && !m.matches_reference()) {
-        run.status = Status::wrong;
-        run.reason = "differs from the CPU reference by " + format::error(m.max_error) + " (tolerance " +
-                     format::error(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) + ")";
-    }
-    return run;
-}
-
-Run measure(const Job& job, unsigned warmup)
-{
-    for (unsigned i = 0; i < warmup; ++i) {
-        if (auto run = execute(job, false); run.status != Status::ok) {
-            return run;
-        }
-    }
-    return execute(job, true);
-}
-
-namespace {
-
-void add_reason(Run& run, const std::string& reason)
-{
-    run.reason += (run.reason.empty() ? "" : "; ") + reason;
-}
-
-} // namespace
-
-void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end)
-{
-    // Prefer a baseline that matches the reference; if none does, the devices may still agree
-    // with each other, which says the reference is what is off.
-    auto baseline = std::find_if(begin, end, [](const Run& run) { return run.status == Status::ok; });
-    if (baseline == end) {
-        baseline = std::find_if(begin, end, [](const Run& run) { return run.measured(); });
-    }
-    if (baseline != end) {
-        const auto& expected = baseline->measurement.output;
-        for (auto run = begin; run != end; ++run) {
-            if (run == baseline || !run->measured()) {
-                continue;
-            }
-            const auto& got = run->measurement.output;
-            run->baseline = baseline->job.label;
-            run->allowed = baseline->measurement.tolerance + run->measurement.tolerance;
-            if (got.size() != expected.size()) {
-                run->difference = std::numeric_limits<double>::infinity();
-                run->status = Status::wrong;
-                add_reason(*run, "its output has " + std::to_string(got.size()) + " values, " + baseline->job.label +
-                                     "'s has " + std::to_string(expected.size()));
-                continue;
-            }
-            run->difference = workload::compare(got, expected, run->allowed).max_error;
-            if (!(run->difference <= run->allowed)) {
-                run->status = Status::wrong;
-                add_reason(*run, "differs from " + baseline->job.label + " by " + format::error(run->difference) +
-                                     " (allowed " + format::error(run->allowed) + ")");
-            }
-        }
-    }
-    for (auto run = begin; run != end; ++run) {
-        std::vector<float>().swap(run->measurement.output);
-    }
 }
 
 std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
@@ -198,14 +87,11 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
             if (opencl.measured() && opencl.job.device.backend() == "opencl" &&
                 opencl.job.device.properties().pci_bus_id == gpu.pci_bus_id &&
                 opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
-                // No ratio where a phase does not exist (a copy has no kernel phase).
-                const auto ratio = [](double opencl_ms, double cuda_ms) {
-                    return cuda_ms > 0 && opencl_ms > 0 ? opencl_ms / cuda_ms
-                                                        : std::numeric_limits<double>::quiet_NaN();
-                };
                 pairs.push_back({cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label,
-                                 opencl.job.label, ratio(opencl.measurement.kernel_ms, cuda.measurement.kernel_ms),
-                                 ratio(opencl.measurement.total_ms, cuda.measurement.total_ms)});
+                                 opencl.job.label,
+                                 workload::ratio(opencl.measurement.summary(Phase::kernel),
+                                                 cuda.measurement.summary(Phase::kernel)),
+                                 workload::ratio(opencl.measurement.total_summary(), cuda.measurement.total_summary())});
             }
         }
     }
@@ -337,15 +223,101 @@ std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::
     return picked;
 }
 
+workload::Timing timing_from(const Arguments& arguments)
+{
+    workload::Timing timing;
+    timing.warmup = static_cast<unsigned>(arguments.number("warmup", timing.warmup, 0, 1000));
+    if (arguments.has("repeats")) {
+        timing = workload::Timing::exactly(static_cast<unsigned>(arguments.number("repeats", 1, 1, 100000)),
+                                           timing.warmup);
+    }
+    return timing;
+}
+
+std::string describe_timing(const workload::Timing& timing)
+{
+    const std::string warmup = format::count(timing.warmup, "warm-up pass") + ", then ";
+    if (timing.min_runs == timing.max_runs) {
+        return warmup + format::count(timing.min_runs, "timed pass") + " per run";
+    }
+    return warmup + std::to_string(timing.min_runs) + " to " + std::to_string(timing.max_runs) +
+           " timed passes per run, until the median's interval is within ±" +
+           format::figure(100 * timing.precision) + "% or " + format::milliseconds(timing.budget_ms) +
+           " ms of passes are spent";
+}
+
+json::Value timing_json(const workload::Timing& timing)
+{
+    return json::Object{{"warmup", timing.warmup},
+                        {"min_runs", timing.min_runs},
+                        {"max_runs", timing.max_runs},
+                        {"budget_ms", timing.budget_ms},
+                        {"precision", timing.precision}};
+}
+
+namespace {
+
+json::Value summary_json(const workload::Summary& summary)
+{
+    return json::Object{{"median", summary.median}, {"low", summary.low}, {"high", summary.high},
+                        {"min", summary.min},       {"max", summary.max}, {"count", summary.count}};
+}
+
+json::Value ratio_json(const workload::Ratio& ratio)
+{
+    if (!ratio.valid()) {
+        return json::Value();
+    }
+    return json::Object{{"value", ratio.value}, {"low", ratio.low}, {"high", ratio.high}, {"parity", ratio.parity()}};
+}
+
+} // namespace
+
+json::Value agreement_json(const workload::Agreement& agreement)
+{
+    json::Array histogram;
+    for (std::size_t bucket = 0; bucket < agreement.histogram.size(); ++bucket) {
+        if (agreement.histogram[bucket] > 0) {
+            histogram.push_back(
+                json::Object{{"ulps", workload::histogram_label(bucket)}, {"count", agreement.histogram[bucket]}});
+        }
+    }
+    const bool nan = agreement.max_ulps == UINT64_MAX;
+    return json::Object{{"count", agreement.count},
+                        {"differing", agreement.differing},
+                        {"beyond_tolerance", agreement.beyond_tolerance},
+                        {"max_error", agreement.max_error},
+                        {"max_error_at", agreement.where(agreement.max_error_index)},
+                        {"max_ulps", nan ? json::Value("NaN") : json::Value(agreement.max_ulps)},
+                        {"max_ulps_at", agreement.where(agreement.max_ulps_index)},
+                        {"ulp_histogram", std::move(histogram)}};
+}
+
+namespace {
+
+json::Value comparison_json(const workload::Comparison& comparison)
+{
+    if (!comparison.compared()) {
+        return json::Value();
+    }
+    return json::Object{{"with", comparison.with},
+                        {"allowed", comparison.allowed},
+                        {"agreement", agreement_json(comparison.agreement)}};
+}
+
+} // namespace
+
 json::Value run_json(const Run& run)
 {
     const auto& m = run.measurement;
     const auto measured = [&](double value) { return run.measured() ? json::Value(value) : json::Value(); };
+    const auto statistics = [&](const workload::Summary& summary) {
+        return run.measured() ? summary_json(summary) : json::Value();
+    };
     json::Object extras;
     for (const auto& [name, value] : m.extras) {
         extras.emplace_back(name, value);
     }
-    const bool compared = !run.baseline.empty();
     return json::Object{{"workload", run.job.info.name},
                         {"variant", run.job.variant},
                         {"settings", settings_json(run.job.info, run.job.settings.values())},
@@ -355,10 +327,18 @@ json::Value run_json(const Run& run)
                         {"api", api_label(run.job.device)},
                         {"status", to_string(run.status)},
                         {"reason", run.reason},
+                        {"samples", m.samples.size()},
                         {"h2d_ms", measured(m.h2d_ms)},
                         {"kernel_ms", measured(m.kernel_ms)},
                         {"d2h_ms", measured(m.d2h_ms)},
                         {"total_ms", measured(m.total_ms)},
+                        {"statistics",
+                         run.measured() ? json::Value(json::Object{{"h2d_ms", statistics(m.summary(Phase::h2d))},
+                                                                   {"kernel_ms", statistics(m.summary(Phase::kernel))},
+                                                                   {"d2h_ms", statistics(m.summary(Phase::d2h))},
+                                                                   {"total_ms", statistics(m.total_summary())},
+                                                                   {"rate_ms", statistics(m.rate_summary())}})
+                                        : json::Value()},
                         {"reference_ms", measured(m.reference_ms)},
                         {"rate", measured(m.rate())},
                         {"rate_unit", rate_unit(m.unit)},
@@ -366,18 +346,31 @@ json::Value run_json(const Run& run)
                         {"max_error", measured(m.max_error)},
                         {"tolerance", measured(m.tolerance)},
                         {"tolerance_reason", m.tolerance_reason},
-                        {"baseline", run.baseline},
-                        {"difference", compared ? json::Value(run.difference) : json::Value()},
-                        {"allowed_difference", compared ? json::Value(run.allowed) : json::Value()},
+                        {"agreement", m.verified ? agreement_json(m.agreement) : json::Value()},
+                        {"baseline", run.device.with},
+                        {"difference", run.device.compared() ? json::Value(run.device.agreement.max_error) : json::Value()},
+                        {"allowed_difference", run.device.compared() ? json::Value(run.device.allowed) : json::Value()},
+                        {"device_agreement", comparison_json(run.device)},
+                        {"variant_agreement", comparison_json(run.variant)},
                         {"extras", std::move(extras)}};
 }
 
 json::Value pair_json(const ApiPair& pair)
 {
-    return json::Object{
-        {"workload", pair.workload},         {"variant", pair.variant},        {"gpu", pair.gpu},
-        {"pci_bus_id", pair.pci_bus_id},     {"cuda", pair.cuda_label},        {"opencl", pair.opencl_label},
-        {"kernel_ratio", pair.kernel_ratio}, {"total_ratio", pair.total_ratio}};
+    const auto value = [](const workload::Ratio& ratio) {
+        return ratio.valid() ? json::Value(ratio.value) : json::Value();
+    };
+    return json::Object{{"workload", pair.workload},
+                        {"variant", pair.variant},
+                        {"gpu", pair.gpu},
+                        {"pci_bus_id", pair.pci_bus_id},
+                        {"cuda", pair.cuda_label},
+                        {"opencl", pair.opencl_label},
+                        {"kernel_ratio", value(pair.kernel)},
+                        {"total_ratio", value(pair.total)},
+                        {"kernel", ratio_json(pair.kernel)},
+                        {"total", ratio_json(pair.total)},
+                        {"verdict", format::ratio_verdict(pair.total)}};
 }
 
 } // namespace duet::cli

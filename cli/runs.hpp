@@ -12,62 +12,20 @@
 
 #include <duet/duet.hpp>
 #include <duet/workload.hpp>
+#include <duet/workload/check.hpp>
 
 #include "json.hpp"
 
 namespace duet::cli {
 
-enum class Status {
-    ok,          ///< matches the reference (and, in a comparison, the other devices)
-    wrong,       ///< differs from the reference or from another device
-    unsupported, ///< the device cannot run this variant (duet::Unsupported): not a disagreement
-    failed,      ///< the run threw an error
-};
-std::string to_string(Status status);
+using workload::Job;
+using workload::Run;
+using workload::Status;
+using workload::job_name;
+using workload::to_string;
 
-/// What to run: one variant of one workload, with its settings, on one device.
-struct Job {
-    std::shared_ptr<const Workload> workload;
-    WorkloadInfo info;
-    std::string variant;
-    Settings settings;
-    Device device;
-    std::string label; ///< the device's selector, "opencl:0"
-    std::uint64_t seed = 1;
-};
-
-/// "vector_add/default on opencl:0", as problems and progress name a job.
-std::string job_name(const Job& job);
 /// "<name>: <reason>", the reason led by "failed: " or "unsupported: " for those statuses.
 std::string outcome(const std::string& name, Status status, const std::string& reason);
-
-/// One measured run of a job and its verdict.
-struct Run {
-    Job job;
-    Status status = Status::ok;
-    std::string reason; ///< why the status is not ok
-    Measurement measurement;
-    std::string baseline;  ///< the run this one's output was compared with; empty when none
-    double difference = 0; ///< largest relative difference from the baseline's output
-    double allowed = 0;    ///< the difference the two runs' tolerances allow
-
-    bool measured() const { return status == Status::ok || status == Status::wrong; }
-};
-
-/// Runs `job` once; with `verify`, the workload checks its result against the CPU reference and a
-/// result outside its tolerance makes the run wrong. duet::Unsupported and any other error become
-/// the status, with the error's text as the reason.
-Run execute(const Job& job, bool verify);
-
-/// `warmup` unverified runs (the first launch on a device pays for loading the module), then one
-/// verified run: what `run` and `compare` report.
-Run measure(const Job& job, unsigned warmup);
-
-/// Compares the outputs of [begin, end), one workload variant on several devices, with the first
-/// run that matches the reference, within the sum of both runs' tolerances (each is within its
-/// own of the reference). A run that differs becomes wrong, naming by how much. Outputs are
-/// released afterwards.
-void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 
 /// One GPU reached through CUDA and through OpenCL (the same PCI bus id): OpenCL time / CUDA time.
 struct ApiPair {
@@ -77,8 +35,8 @@ struct ApiPair {
     std::string pci_bus_id;
     std::string cuda_label;
     std::string opencl_label;
-    double kernel_ratio = 0;
-    double total_ratio = 0;
+    workload::Ratio kernel; ///< invalid where a phase does not exist (a copy has no kernel phase)
+    workload::Ratio total;
 };
 std::vector<ApiPair> api_pairs(const std::vector<Run>& runs);
 
@@ -127,7 +85,7 @@ struct Comparison {
     std::vector<ApiPair> pairs;
     Verdict verdict{"run", "agree with the CPU reference and with each other"};
     std::uint64_t seed = 1;
-    unsigned warmup = 0;
+    workload::Timing timing;
 };
 
 /// The device `selector` names, or the default device (DUET_DEVICE, else the first GPU) for an
@@ -157,6 +115,17 @@ bool phases_overlap(const Measurement& measurement);
 /// How to read phase times that overlap, shown wherever such figures are.
 extern const std::string overlap_note;
 
+class Arguments;
+/// The timing rule of `run` and `compare`: workload::Timing's defaults, --warmup N untimed passes,
+/// and --repeats N for exactly N timed passes instead of the adaptive rule.
+workload::Timing timing_from(const Arguments& arguments);
+/// "1 warm-up pass, then 5 to 100 timed passes until the median is within ±1% (or 1 s)".
+std::string describe_timing(const workload::Timing& timing);
+json::Value timing_json(const workload::Timing& timing);
+
+/// A comparison of outputs element by element: counts, the largest ULP distance and where, the
+/// histogram of ULP distances.
+json::Value agreement_json(const workload::Agreement& agreement);
 json::Value run_json(const Run& run);
 json::Value pair_json(const ApiPair& pair);
 

@@ -20,14 +20,17 @@ std::int64_t ordinal(float value)
     return bits & 0x80000000 ? -(bits & 0x7fffffff) - 1 : bits;
 }
 
+} // namespace
+
 std::string error_text(double error)
 {
+    if (error == 0) {
+        return "0";
+    }
     char text[32];
-    std::snprintf(text, sizeof text, "%.2g", error);
+    std::snprintf(text, sizeof text, std::isfinite(error) ? "%.1e" : "%g", error);
     return text;
 }
-
-} // namespace
 
 std::uint64_t ulp_distance(float a, float b)
 {

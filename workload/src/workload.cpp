@@ -125,6 +125,27 @@ Measurement run_within_limits(const Workload& workload, const RunRequest& reques
 }
 
 Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values)
+    : Settings(info, values, true)
+{
+}
+
+Settings Settings::without_rules(const WorkloadInfo& info, const std::map<std::string, std::string>& values)
+{
+    return Settings(info, values, false);
+}
+
+std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info) const
+{
+    for (const auto& rule : info.rules) {
+        if (!rule.holds(*this)) {
+            return "parameters '" + rule.first + "' (" + value(rule.first) + ") and '" + rule.second + "' (" +
+                   value(rule.second) + ") of workload '" + info.name + "' break a rule: " + rule.text;
+        }
+    }
+    return std::nullopt;
+}
+
+Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values, bool check_rules)
 {
     for (const auto& parameter : info.parameters) {
         values_[parameter.name] = parameter.default_value;
@@ -147,13 +168,8 @@ Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::st
         }
         values_[name] = text;
     }
-    for (const auto& rule : info.rules) {
-        if (!rule.holds(*this)) {
-            fail<InvalidArgument>(info.name, "Settings",
-                                  "parameters '" + rule.first + "' (" + values_[rule.first] + ") and '" + rule.second +
-                                      "' (" + values_[rule.second] + ") of workload '" + info.name +
-                                      "' break a rule: " + rule.text);
-        }
+    if (const auto broken = check_rules ? broken_rule(info) : std::nullopt) {
+        fail<InvalidArgument>(info.name, "Settings", *broken);
     }
 }
 

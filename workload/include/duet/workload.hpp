@@ -69,6 +69,12 @@ public:
     /// naming the parameter and what it accepts, a broken rule InvalidArgument naming both
     /// parameters, their values and the rule.
     Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values);
+    /// The same, but the rules are left for broken_rule() to report: a sweep marks such a
+    /// point skipped rather than failing.
+    static Settings without_rules(const WorkloadInfo& info, const std::map<std::string, std::string>& values);
+
+    /// The first of info's rules these values break, as the InvalidArgument message says it.
+    std::optional<std::string> broken_rule(const WorkloadInfo& info) const;
 
     std::int64_t integer(const std::string& name) const;
     double real(const std::string& name) const;
@@ -76,6 +82,7 @@ public:
     const std::map<std::string, std::string>& values() const { return values_; }
 
 private:
+    Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values, bool check_rules);
     const std::string& value(const std::string& name) const;
     std::map<std::string, std::string> values_;
 };

@@ -46,6 +46,9 @@ Agreement compare(std::span<const float> got, std::span<const float> want, doubl
 /// and -0 being one. UINT64_MAX when either is NaN.
 std::uint64_t ulp_distance(float a, float b);
 
+/// A relative error as messages and tables show it: "0", "1.2e-07", "inf".
+std::string error_text(double error);
+
 /// The histogram's bucket labels: "0", "1", "2-3", "4-7", ..., "NaN".
 std::string histogram_label(std::size_t bucket);
 

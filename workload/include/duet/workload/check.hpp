@@ -1,0 +1,78 @@
+// Running a workload and judging it: one variant on one device against the CPU reference, the
+// devices of one variant against each other, the variants on one device against each other, and
+// a workload's declared test cases on every device and variant. What `duet compare`, `duet test`
+// and the agreement test suite share.
+#pragma once
+
+#include <duet/workload.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace duet::workload {
+
+enum class Status {
+    ok,          ///< matches the reference (and, in a comparison, the other devices and variants)
+    wrong,       ///< differs from the reference, from another device or from another variant
+    unsupported, ///< the device cannot run this variant (duet::Unsupported, or too large): not a disagreement
+    failed,      ///< the run threw an error
+};
+std::string to_string(Status status);
+
+/// What to run: one variant of one workload, with its settings, on one device.
+struct Job {
+    std::shared_ptr<const Workload> workload;
+    WorkloadInfo info;
+    std::string variant;
+    Settings settings;
+    Device device;
+    std::string label; ///< the device's selector, "opencl:0"
+    std::uint64_t seed = 1;
+    Timing timing;
+};
+
+/// "vector_add/default on opencl:0", as problems and progress name a job.
+std::string job_name(const Job& job);
+
+/// One output compared with another run's: which, by how much, and what was allowed.
+struct Comparison {
+    std::string with; ///< the other run: a device label, or a variant; empty when not compared
+    Agreement agreement;
+    double allowed = 0; ///< the two runs' tolerances summed (each is within its own of the reference)
+
+    bool compared() const { return !with.empty(); }
+};
+
+/// One measured run of a job and its verdict.
+struct Run {
+    Job job;
+    Status status = Status::ok;
+    std::string reason; ///< why the status is not ok
+    Measurement measurement;
+    Comparison device; ///< against the base device of the same variant
+    Comparison variant; ///< against the base variant on the same device
+
+    bool measured() const { return status == Status::ok || status == Status::wrong; }
+};
+
+/// Runs `job` (its timing says how often); with `verify`, a result outside the workload's
+/// tolerance of the CPU reference makes the run wrong. duet::Unsupported, OutOfMemory (a run
+/// too large for the device or host) and any other error become the status, with the error's
+/// text as the reason.
+Run execute(const Job& job, bool verify);
+
+/// Compares the outputs of `runs` (one variant on several devices) with the first run that
+/// matches the reference. A run that differs by more than both tolerances becomes wrong.
+void cross_check_devices(std::vector<Run*> runs);
+/// Compares the outputs of `runs` (several variants on one device) with the first variant that
+/// matches the reference: two variants that disagree on one device are a disagreement. Outputs of
+/// another length (a variant that computes over other dimensions) are not compared.
+void cross_check_variants(std::vector<Run*> runs);
+/// Every cross check of a workload's runs, grouped by variant and by device; then the outputs
+/// are released.
+void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
+
+} // namespace duet::workload
