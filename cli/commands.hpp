@@ -18,6 +18,7 @@ int list_command(const Arguments& arguments);
 int run_command(const Arguments& arguments);
 int compare_command(const Arguments& arguments);
 int bench_command(const Arguments& arguments);
+int test_command(const Arguments& arguments);
 int cache_command(const Arguments& arguments);
 
 } // namespace duet::cli

@@ -128,6 +128,17 @@ const std::vector<Command>& commands()
                       csv_option,
                       report_option}},
          bench_command},
+        {{.name = "test",
+          .arguments = "<workload|all>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "each workload's declared test cases on every device and variant",
+          .summary = "Runs each workload's declared test cases (tiny, odd, not a multiple of the block, large) with\n"
+                     "every variant on every selected device, one pass each: every result against the CPU reference,\n"
+                     "the devices of a variant against each other, the variants on a device against each other.\n"
+                     "Exit codes as `duet compare`. The agreement test suite runs the same cases the same way.",
+          .options = {devices_option, variants_option, seed_option, json_option}},
+         test_command},
         {{.name = "cache",
           .arguments = "ls|clear",
           .min_arguments = 1,

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <new>
+#include <optional>
 
 namespace duet::workload {
 
@@ -155,6 +156,34 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
     for (auto run = begin; run != end; ++run) {
         std::vector<float>().swap(run->measurement.output);
     }
+}
+
+std::vector<Run> run_test_case(const std::shared_ptr<const Workload>& workload, std::size_t test_case,
+                               const std::vector<std::string>& variants,
+                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed)
+{
+    const WorkloadInfo info = workload->info();
+    const auto& values = info.test_cases.at(test_case);
+    std::vector<Run> runs;
+    std::string invalid;
+    std::optional<Settings> settings;
+    try {
+        settings.emplace(info, values);
+    } catch (const InvalidArgument& error) {
+        invalid = "test case " + std::to_string(test_case) + " is not valid: " + error.message();
+    }
+    for (const auto& variant : variants) {
+        for (const auto& [device, label] : devices) {
+            if (!settings) {
+                Job job{workload, info, variant, Settings(info, {}), device, label, seed, Timing::once()};
+                runs.push_back({std::move(job), Status::failed, invalid, {}, {}, {}});
+                continue;
+            }
+            runs.push_back(execute({workload, info, variant, *settings, device, label, seed, Timing::once()}, true));
+        }
+    }
+    cross_check(runs.begin(), runs.end());
+    return runs;
 }
 
 } // namespace duet::workload

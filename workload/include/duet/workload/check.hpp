@@ -75,4 +75,13 @@ void cross_check_variants(std::vector<Run*> runs);
 /// are released.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 
+/// Runs one of a workload's declared test cases (index `test_case` of info.test_cases) with every
+/// variant in `variants` on every device in `devices` (device and label), one timed pass each,
+/// each checked against the CPU reference, then every cross check. What `duet test` and the
+/// agreement test suite run. Values that break the workload's own ranges or rules make every
+/// run failed, naming them.
+std::vector<Run> run_test_case(const std::shared_ptr<const Workload>& workload, std::size_t test_case,
+                               const std::vector<std::string>& variants,
+                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed);
+
 } // namespace duet::workload
