@@ -1,6 +1,10 @@
-// Every workload plugin the build made, every variant, every test case it declares, on every
-// device: the result matches the CPU reference within the workload's stated tolerance, and every
-// pair of devices agrees within it, CUDA against OpenCL included.
+// Every workload plugin found (the build's, and any on DUET_PLUGIN_PATH), every test case it
+// declares, every variant, on every device, through the code `duet test` runs
+// (workload::run_test_case): each result matches the CPU reference within the workload's stated
+// tolerance, the variants agree on each device, and every pair of devices agrees, CUDA against
+// OpenCL included.
+#include <duet/workload/check.hpp>
+
 #include <map>
 
 #include "duet_test.hpp"
@@ -9,10 +13,10 @@ namespace duet::test {
 namespace {
 
 struct WorkloadCase {
-    std::string name; ///< readable: stencil1d_shared_case2
+    std::string name; ///< readable: stencil1d_case2
     std::shared_ptr<const Workload> workload;
-    std::string variant;
-    std::map<std::string, std::string> settings;
+    std::size_t index = 0;
+    std::string variant; ///< one variant, or empty for every variant
 };
 
 void PrintTo(const WorkloadCase& work, std::ostream* os) { *os << work.name; }
@@ -22,42 +26,53 @@ std::vector<WorkloadCase> workload_cases()
     std::vector<WorkloadCase> cases;
     for (const auto& workload : WorkloadRegistry::global().workloads()) {
         const auto info = workload->info();
-        for (const auto& variant : info.variants) {
-            for (std::size_t i = 0; i < info.test_cases.size(); ++i) {
-                cases.push_back({sanitize(info.name + "_" + variant + "_case" + std::to_string(i)), workload, variant,
-                                 info.test_cases[i]});
-            }
+        for (std::size_t i = 0; i < info.test_cases.size(); ++i) {
+            cases.push_back({sanitize(info.name + "_case" + std::to_string(i)), workload, i, {}});
         }
     }
     return cases;
 }
 
-std::string describe(const std::map<std::string, std::string>& settings)
+/// Every run came out ok, or the device cannot run it (unsupported, with the reason); returns
+/// how many were checked.
+std::size_t expect_agreement(const std::vector<workload::Run>& runs)
 {
-    std::string text;
-    for (const auto& [name, value] : settings) {
-        text += (text.empty() ? "" : " ") + name + "=" + value;
+    std::size_t checked = 0;
+    for (const auto& run : runs) {
+        SCOPED_TRACE(workload::job_name(run.job));
+        EXPECT_TRUE(run.status == workload::Status::ok || run.status == workload::Status::unsupported)
+            << workload::to_string(run.status) << ": " << run.reason;
+        if (run.measured()) {
+            ++checked;
+            EXPECT_TRUE(run.measurement.verified);
+            EXPECT_EQ(run.measurement.samples.size(), 1u); // one pass: what Timing::once() asks
+            EXPECT_GT(run.measurement.rate(), 0.0);        // measured: the kernel phase, or the copy
+        }
     }
-    return text;
+    return checked;
+}
+
+std::string unsupported_reasons(const std::vector<workload::Run>& runs)
+{
+    std::string reasons;
+    for (const auto& run : runs) {
+        reasons += "\n" + workload::job_name(run.job) + ": " + run.reason;
+    }
+    return reasons;
 }
 
 class WorkloadAgreement : public ::testing::TestWithParam<std::tuple<WorkloadCase, DeviceParam>> {};
 
-TEST_P(WorkloadAgreement, MatchesTheCpuReference)
+TEST_P(WorkloadAgreement, EveryVariantMatchesTheCpuReferenceAndTheOthers)
 {
     const auto& [work, param] = GetParam();
     DUET_REQUIRE_DEVICE(param);
     const auto info = work.workload->info();
-    SCOPED_TRACE(info.name + " " + work.variant + " " + describe(work.settings) + " on " + param.device->selector());
-    Measurement result;
-    try {
-        result = run_within_limits(*work.workload, {*param.device, work.variant, Settings(info, work.settings), true, test_seed()});
-    } catch (const Unsupported& error) {
-        GTEST_SKIP() << error.what(); // e.g. mapped host memory on a discrete GPU's OpenCL
+    const auto runs = workload::run_test_case(work.workload, work.index, info.variants,
+                                              {{*param.device, param.device->selector()}}, test_seed());
+    if (expect_agreement(runs) == 0) {
+        GTEST_SKIP() << "no variant runs on this device:" << unsupported_reasons(runs);
     }
-    ASSERT_TRUE(result.verified);
-    EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
-    EXPECT_GT(result.rate(), 0.0); // measured: the kernel phase, or the copy the rate is over
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<WorkloadCase, DeviceParam>>& info)
@@ -74,28 +89,23 @@ class WorkloadCrossDevice : public ::testing::TestWithParam<WorkloadCase> {};
 TEST_P(WorkloadCrossDevice, EveryPairOfDevicesAgrees)
 {
     const auto& work = GetParam();
-    const auto devices = all_devices();
+    std::vector<std::pair<Device, std::string>> devices;
+    for (const auto& device : all_devices()) {
+        devices.emplace_back(device, device.selector());
+    }
     if (devices.size() < 2) {
         GTEST_SKIP() << "needs two devices; found " << devices.size();
     }
     const auto info = work.workload->info();
-    const std::uint64_t seed = test_seed(); // the same inputs on every device
-    std::vector<std::pair<Device, Measurement>> results;
-    for (const auto& device : devices) {
-        try {
-            results.emplace_back(device,
-                                 run_within_limits(*work.workload, {device, work.variant, Settings(info, work.settings), false, seed}));
-        } catch (const Unsupported&) {
-            // this device cannot run the variant at all; the others still compare
-        }
+    const auto runs = workload::run_test_case(work.workload, work.index, info.variants, devices, test_seed());
+    expect_agreement(runs);
+    // A variant compared nowhere proves nothing: at least one must have run on two devices.
+    std::size_t compared = 0;
+    for (const auto& run : runs) {
+        compared += run.device.compared() ? 1 : 0;
     }
-    for (std::size_t i = 1; i < results.size(); ++i) {
-        const auto& [first, a] = results[0];
-        const auto& [other, b] = results[i];
-        SCOPED_TRACE(first.selector() + " against " + other.selector());
-        const double worst = max_relative_error(b.output, a.output);
-        // Each device is within tolerance of the reference, so two devices within twice that.
-        EXPECT_LE(worst, 2 * a.tolerance) << a.tolerance_reason;
+    if (compared == 0) {
+        GTEST_SKIP() << "no variant ran on two devices:" << unsupported_reasons(runs);
     }
 }
 
@@ -138,8 +148,8 @@ TEST_P(WorkloadAtItsLimits, IsRefusedBeforeAnythingIsAllocated)
             largest[parameter.name] = std::to_string(static_cast<std::int64_t>(parameter.max));
         }
     }
-    const RunRequest defaults{*param.device, work.variant, Settings(info, {}), true, test_seed()};
-    const RunRequest request{*param.device, work.variant, Settings(info, largest), true, test_seed()};
+    const RunRequest defaults{*param.device, work.variant, Settings(info, {}), true, test_seed(), {}};
+    const RunRequest request{*param.device, work.variant, Settings(info, largest), true, test_seed(), {}};
     const Footprint small = work.workload->footprint(defaults);
     const Footprint large = work.workload->footprint(request);
     EXPECT_GT(small.device_bytes + small.host_bytes, 0u);
@@ -163,7 +173,7 @@ std::vector<WorkloadCase> one_case_per_variant()
     for (const auto& workload : WorkloadRegistry::global().workloads()) {
         const auto info = workload->info();
         for (const auto& variant : info.variants) {
-            cases.push_back({sanitize(info.name + "_" + variant), workload, variant, {}});
+            cases.push_back({sanitize(info.name + "_" + variant), workload, 0, variant});
         }
     }
     return cases;

@@ -1,0 +1,182 @@
+// The workload kit's runner on every device: a write past an output's end is caught by its
+// sentinels, an output nobody wrote fails the reference, the timing rule is followed, extra
+// phases stay apart; and the statistics, ULP agreement and parameter rules it is built on.
+#include <duet/workload/kit.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+#include "duet_test.hpp"
+#include "vector_add.hpp"
+
+namespace duet::test {
+namespace {
+
+using namespace duet::workload;
+
+std::size_t size_n(const Settings& settings) { return static_cast<std::size_t>(settings.integer("n")); }
+
+/// c = a + b through vector_add's launcher, unless `launch` is given instead.
+Spec vector_add_spec(std::function<void(Queue&, const DeviceBuffers&, std::size_t)> launch = {})
+{
+    Spec spec;
+    spec.info = {"kit_test", "c = a + b", {"default"}, {integer_parameter("n", 1000, 1, 1 << 20, "floats")}, {}, {}};
+    spec.buffers = {input("a", size_n), input("b", size_n), output("c", size_n)};
+    spec.prepare = [launch](const Device& device, const Settings& settings, const std::string&) -> Launch {
+        const auto launcher = std::make_shared<vector_add::Launcher>(device);
+        const std::size_t n = size_n(settings);
+        if (launch) {
+            return [launch, n](Queue& queue, const DeviceBuffers& buffers) { launch(queue, buffers, n); };
+        }
+        return [launcher, n](Queue& queue, const DeviceBuffers& buffers) {
+            launcher->run(queue, buffers["a"], buffers["b"], buffers["c"], n);
+        };
+    };
+    spec.reference = [](const Settings&, const HostArrays& arrays) {
+        vector_add::reference(arrays.in("a"), arrays.in("b"), arrays.out("c"));
+    };
+    spec.work = [](const Settings& settings) { return 12.0 * static_cast<double>(size_n(settings)); };
+    spec.tolerance = [](const Settings&) { return Tolerance{0, "exact"}; };
+    return spec;
+}
+
+RunRequest request_for(const Device& device, const WorkloadInfo& info, Timing timing = Timing::once())
+{
+    return {device, "default", Settings(info, {{"n", "1001"}}), true, test_seed(), timing};
+}
+
+class KitRunner : public DeviceTest {};
+
+TEST_P(KitRunner, RunsAndChecksASpec)
+{
+    const SpecWorkload workload(vector_add_spec());
+    const Measurement result = workload.run(request_for(device(), workload.info()));
+    EXPECT_TRUE(result.matches_reference());
+    EXPECT_EQ(result.agreement.count, 1001u);
+    EXPECT_EQ(result.agreement.differing, 0u);
+    EXPECT_EQ(result.output.size(), 1001u);
+}
+
+TEST_P(KitRunner, AWritePastAnOutputsEndIsCaught)
+{
+    // The whole allocation, sentinels included: what a kernel without its bounds check does.
+    const SpecWorkload workload(vector_add_spec([](Queue& queue, const DeviceBuffers& buffers, std::size_t) {
+        queue.fill(buffers["c"], 1.0f);
+    }));
+    const auto error = expect_error<Error>([&] { workload.run(request_for(device(), workload.info())); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("wrote past the end of c"), std::string::npos) << error->message();
+}
+
+TEST_P(KitRunner, AnOutputNobodyWroteFailsTheReference)
+{
+    const SpecWorkload workload(vector_add_spec([](Queue&, const DeviceBuffers&, std::size_t) {}));
+    const Measurement result = workload.run(request_for(device(), workload.info()));
+    EXPECT_TRUE(result.verified);
+    EXPECT_FALSE(result.matches_reference());
+    EXPECT_EQ(result.agreement.differing, 1001u);
+    EXPECT_EQ(result.agreement.histogram.back(), 1001u); // all NaN: the poison
+}
+
+TEST_P(KitRunner, TimesAsManyPassesAsTheTimingAsks)
+{
+    auto launches = std::make_shared<std::atomic<int>>(0);
+    const SpecWorkload workload(
+        vector_add_spec([launches](Queue& queue, const DeviceBuffers& buffers, std::size_t n) {
+            ++*launches;
+            vector_add::Launcher(queue.device()).run(queue, buffers["a"], buffers["b"], buffers["c"], n);
+        }));
+    const Measurement result = workload.run(request_for(device(), workload.info(), Timing::exactly(7, 2)));
+    EXPECT_EQ(result.samples.size(), 7u);
+    EXPECT_EQ(launches->load(), 9);
+    EXPECT_TRUE(result.matches_reference());
+    EXPECT_EQ(result.kernel_ms, result.summary(Phase::kernel).median);
+}
+
+TEST_P(KitRunner, AnExtraPhaseIsNeverFoldedIntoAnother)
+{
+    Queue queue = device().create_queue();
+    auto buffer = device().alloc<float>(1 << 16);
+    PhaseTimer timer(queue);
+    queue.fill(buffer, 1.0f);
+    timer.mark(Phase::kernel);
+    queue.fill(buffer, 2.0f);
+    timer.mark("refill");
+    const Sample sample = timer.sample();
+    EXPECT_EQ(sample.d2h_ms, 0.0);
+    EXPECT_EQ(sample.h2d_ms, 0.0);
+    ASSERT_EQ(sample.extra_phases.size(), 1u);
+    EXPECT_EQ(sample.extra_phases[0].first, "refill");
+    EXPECT_GE(sample.total_ms, sample.kernel_ms);
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(KitRunner);
+
+TEST(KitStatistics, TheMedianComesWithAnIntervalFromTheSamples)
+{
+    const std::vector<double> five{5, 1, 4, 2, 3};
+    const Summary small = summarize(five);
+    EXPECT_EQ(small.median, 3);
+    EXPECT_EQ(small.low, 1); // with 5 samples only the extremes bound the median (94%)
+    EXPECT_EQ(small.high, 5);
+    std::vector<double> many;
+    for (int i = 1; i <= 100; ++i) {
+        many.push_back(i);
+    }
+    const Summary large = summarize(many);
+    EXPECT_EQ(large.median, 50.5);
+    EXPECT_GT(large.low, 35); // order statistics 40 and 61 for n = 100
+    EXPECT_LT(large.high, 66);
+    EXPECT_LE(large.low, large.median);
+    EXPECT_GE(large.high, large.median);
+}
+
+TEST(KitStatistics, ARatioWhoseIntervalHoldsOneIsParity)
+{
+    const Summary cuda{5, 1.0, 0.95, 1.05, 0.9, 1.1};
+    const Summary close{5, 1.02, 0.97, 1.07, 0.9, 1.1};
+    const Summary slower{5, 1.5, 1.45, 1.55, 1.4, 1.6};
+    EXPECT_TRUE(ratio(close, cuda).parity());
+    EXPECT_FALSE(ratio(slower, cuda).parity());
+    EXPECT_NEAR(ratio(slower, cuda).value, 1.5, 1e-12);
+    EXPECT_FALSE(ratio(slower, Summary{}).valid());
+}
+
+TEST(KitAgreement, CountsUlpsAndNamesWhere)
+{
+    EXPECT_EQ(ulp_distance(1.0f, std::nextafter(1.0f, 2.0f)), 1u);
+    EXPECT_EQ(ulp_distance(-0.0f, 0.0f), 1u);
+    EXPECT_EQ(ulp_distance(std::numeric_limits<float>::quiet_NaN(), 1.0f), UINT64_MAX);
+    std::vector<float> want(12, 1.0f);
+    std::vector<float> got = want;
+    got[7] = std::nextafter(std::nextafter(1.0f, 2.0f), 2.0f); // 2 ULPs, at row 1, column 3 of 4 columns
+    const Agreement agreement = compare(got, want, 0, Shape{4});
+    EXPECT_EQ(agreement.differing, 1u);
+    EXPECT_EQ(agreement.beyond_tolerance, 1u);
+    EXPECT_EQ(agreement.max_ulps, 2u);
+    EXPECT_EQ(agreement.where(agreement.max_ulps_index), "row 1, column 3");
+    EXPECT_EQ(agreement.histogram[0], 11u);
+    EXPECT_EQ(agreement.histogram[2], 1u); // the "2-3" bucket
+    EXPECT_EQ(histogram_label(2), "2-3");
+    EXPECT_TRUE(compare(got, std::vector<float>(3, 1.0f), 0).size_mismatch);
+}
+
+TEST(KitRules, ABrokenRuleNamesBothParameters)
+{
+    WorkloadInfo info{"ruled", "", {"default"},
+                      {integer_parameter("block_x", 32, 1, 1024, ""), integer_parameter("block_y", 8, 1, 1024, "")},
+                      {},
+                      {{"block_x", "block_y", "block_x * block_y must not exceed 1024", [](const Settings& s) {
+                            return s.integer("block_x") * s.integer("block_y") <= 1024;
+                        }}}};
+    EXPECT_NO_THROW(Settings(info, {{"block_x", "32"}, {"block_y", "32"}}));
+    const auto error = expect_error<InvalidArgument>([&] { Settings(info, {{"block_x", "64"}, {"block_y", "32"}}); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("'block_x' (64) and 'block_y' (32)"), std::string::npos) << error->message();
+    const Settings unchecked = Settings::without_rules(info, {{"block_x", "64"}, {"block_y", "32"}});
+    EXPECT_TRUE(unchecked.broken_rule(info).has_value());
+}
+
+} // namespace
+} // namespace duet::test
