@@ -1,6 +1,7 @@
-# duet_add_backend(<name> SOURCES ... [LIBRARIES ...])
-# A backend plugin: libduet_backend_<name>.so in the build's backends/ directory, hidden
-# visibility with only duet_backend_entry exported, $ORIGIN in its run path.
+# duet_add_backend(<name> SOURCES ... [LIBRARIES ...] [OUTPUT_DIRECTORY <dir>])
+# A backend plugin: libduet_backend_<name>.so in the build's backends/ directory (installed to duet/
+# beside libduet_core.so), hidden visibility with only duet_backend_entry exported, $ORIGIN in its
+# run path. One with an OUTPUT_DIRECTORY of its own (a test's) is neither run by the CLI nor installed.
 function(duet_add_backend name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
   set(target duet_backend_${name})
@@ -19,4 +20,7 @@ function(duet_add_backend name)
     INSTALL_RPATH "$ORIGIN")
   target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_link_options(${target} PRIVATE LINKER:--no-undefined)
+  if(ARG_OUTPUT_DIRECTORY STREQUAL DUET_BACKEND_OUTPUT_DIR)
+    install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/duet)
+  endif()
 endfunction()
