@@ -25,6 +25,18 @@ std::vector<fs::path> directories_from(const char* variable)
     return directories;
 }
 
+std::vector<fs::path> search_path(const char* variable, const fs::path& library_dir, const fs::path& build_library_dir,
+                                  const fs::path& build_plugins, const fs::path& installed_plugins)
+{
+    auto directories = directories_from(variable);
+    std::error_code error;
+    if (fs::equivalent(library_dir, build_library_dir, error)) {
+        directories.push_back(build_plugins);
+    }
+    directories.push_back(installed_plugins);
+    return directories;
+}
+
 std::map<std::string, fs::path> find_plugins(const std::vector<fs::path>& directories, const std::string& prefix)
 {
     const std::regex pattern("lib" + prefix + "(.+)\\.so");

@@ -290,12 +290,8 @@ bool matches(const Device& device, const std::string& which)
 
 std::vector<fs::path> Registry::default_search_path()
 {
-    auto directories = detail::directories_from("DUET_BACKEND_PATH");
-#ifdef DUET_BUILD_BACKEND_DIR
-    directories.emplace_back(DUET_BUILD_BACKEND_DIR);
-#endif
-    directories.push_back(boost::dll::this_line_location().parent_path() / "duet");
-    return directories;
+    const fs::path here = boost::dll::this_line_location().parent_path();
+    return detail::search_path("DUET_BACKEND_PATH", here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_BACKEND_DIR, here / "duet");
 }
 
 const Registry& Registry::global()

@@ -1,15 +1,15 @@
-// bandwidth as a workload plugin: one transfer of `bytes` bytes per round, host→device,
+// bandwidth as a workload plugin: each timed pass moves `bytes` bytes once, host→device,
 // device→host, or both at once on two queues, from and to host memory of the variant's kind
-// (mapped memory moved by a kernel reading or writing it in place), or device to device. Each
-// transfer is timed by events on its own queue; the median of the rounds is reported, and for
-// single copies the raw API's median on the same queue and buffers beside it. The first round is
-// the checked one: destinations poisoned, then compared byte for byte with what was sent.
+// (mapped memory moved by a kernel reading or writing it in place), or device to device; the kit
+// repeats the pass (workload::repeat) until its median settles. Each transfer is timed by events on
+// its own queue, and single copies by the raw API on the same queue and buffers in the same pass.
+// Destinations are poisoned before each pass, with sentinel bytes past their end; what the last
+// pass delivered is compared byte for byte with what was sent.
 #include "bandwidth.hpp"
 
 #include <duet/workload/kit.hpp>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 namespace duet::bandwidth {
@@ -33,11 +33,16 @@ struct HostSide {
     RawBuffer device_view() const { return memory.device_buffer(); }
 };
 
-/// One transfer on its own queue: how duet enqueues it, how the raw API does (empty where not
-/// measured), how its destination is poisoned, and what arrived there. The functions hold copies
-/// of the queue handle, which all name the one queue.
+/// Bytes past the end of every destination: zero, the poison no byte sent ever is, and still zero
+/// after the last pass unless something wrote past the transfer.
+constexpr std::size_t sentinel_bytes = workload::sentinel_elements;
+
+/// One transfer on its own queue: the phase it is timed as, how duet enqueues it, how the raw API
+/// does (empty where not measured), how its destination is poisoned, and what arrived there,
+/// sentinel bytes included. The functions hold copies of the queue handle, which all name the one
+/// queue.
 struct Leg {
-    std::string direction; ///< "h2d", "d2h" or "d2d"
+    Phase phase;
     Queue queue;
     std::function<void()> copy;
     std::function<void()> raw_copy;
@@ -73,10 +78,10 @@ Leg host_to_device(const Device& device, const std::string& variant, const std::
 {
     const std::size_t bytes = sent.size();
     Queue queue = device.create_queue();
-    Leg leg{"h2d", queue, {}, {}, {}, {}};
+    Leg leg{Phase::h2d, queue, {}, {}, {}, {}};
     auto host = std::make_shared<HostSide>(device, workload::host_memory_kind(variant), bytes);
     std::ranges::copy(sent, host->bytes().begin());
-    const RawBuffer dst = device.alloc_bytes(bytes);
+    const RawBuffer dst = device.alloc_bytes(bytes + sentinel_bytes);
     if (variant == "mapped") {
         leg.copy = [=]() mutable { kernel->run(queue, host->device_view(), dst, bytes); };
     } else {
@@ -93,8 +98,8 @@ Leg device_to_host(const Device& device, const std::string& variant, const std::
 {
     const std::size_t bytes = sent.size();
     Queue queue = device.create_queue();
-    Leg leg{"d2h", queue, {}, {}, {}, {}};
-    auto host = std::make_shared<HostSide>(device, workload::host_memory_kind(variant), bytes);
+    Leg leg{Phase::d2h, queue, {}, {}, {}, {}};
+    auto host = std::make_shared<HostSide>(device, workload::host_memory_kind(variant), bytes + sentinel_bytes);
     const RawBuffer src = device_source(device, queue, sent);
     if (variant == "mapped") {
         leg.copy = [=]() mutable { kernel->run(queue, src, host->device_view(), bytes); };
@@ -111,9 +116,9 @@ Leg device_to_device(const Device& device, const std::vector<std::uint8_t>& sent
 {
     const std::size_t bytes = sent.size();
     Queue queue = device.create_queue();
-    Leg leg{"d2d", queue, {}, {}, {}, {}};
+    Leg leg{Phase::kernel, queue, {}, {}, {}, {}};
     const RawBuffer src = device_source(device, queue, sent);
-    const RawBuffer dst = device.alloc_bytes(bytes);
+    const RawBuffer dst = device.alloc_bytes(bytes + sentinel_bytes);
     leg.copy = [=]() mutable { queue.copy_bytes(dst, 0, src, 0, bytes); };
     leg.poison = [=]() mutable { zero_fill(queue, dst); };
     leg.received = [=]() mutable { return read_back(queue, dst); };
@@ -129,7 +134,7 @@ struct Round {
 
 // "both" enqueues its two directions on their own queues back to back, so they run at once; the
 // time runs from the earlier start to the later end.
-Round run_round(std::vector<Leg>& legs, bool raw)
+Round run_round(std::vector<Leg>& legs, std::function<void()> Leg::*copy)
 {
     std::vector<Event> starts;
     for (auto& leg : legs) {
@@ -137,7 +142,7 @@ Round run_round(std::vector<Leg>& legs, bool raw)
     }
     std::vector<Event> ends;
     for (auto& leg : legs) {
-        (raw ? leg.raw_copy : leg.copy)();
+        (leg.*copy)();
         ends.push_back(leg.queue.record());
     }
     Round round;
@@ -149,13 +154,70 @@ Round run_round(std::vector<Leg>& legs, bool raw)
     return round;
 }
 
-double median(std::vector<double> values)
+/// The extra phase holding the raw API's copy of a pass.
+const std::string raw_phase = "raw_api_copy";
+
+// One timed pass. The raw API's copy comes first, where it is measured, so that it and duet's see
+// the same state of the machine pass after pass; then the destinations are poisoned (untimed) and
+// duet's copy delivers the bytes the check reads. A kernel moves the bytes of mapped memory and a
+// device-side copy those of `device`: that is their kernel phase. Host-device copies are their own
+// phases, and the rate is over them.
+Sample run_pass(std::vector<Leg>& legs, bool raw, bool moved_by_kernel)
 {
-    std::ranges::sort(values);
-    return values[values.size() / 2];
+    Sample sample;
+    if (raw) {
+        sample.extra_phases.emplace_back(raw_phase, run_round(legs, &Leg::raw_copy).wall_ms);
+    }
+    for (auto& leg : legs) {
+        leg.poison();
+    }
+    for (auto& leg : legs) {
+        leg.queue.finish();
+    }
+    const Round round = run_round(legs, &Leg::copy);
+    sample.total_ms = round.wall_ms;
+    if (moved_by_kernel) {
+        sample.kernel_ms = round.wall_ms;
+    } else {
+        sample.rate_ms = round.wall_ms;
+        for (std::size_t l = 0; l < legs.size(); ++l) {
+            sample[legs[l].phase] = round.leg_ms[l];
+        }
+    }
+    return sample;
 }
 
-double gbps(std::size_t bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+double raw_median_ms(const std::vector<Sample>& samples)
+{
+    std::vector<double> ms;
+    for (const auto& sample : samples) {
+        for (const auto& [name, value] : sample.extra_phases) {
+            if (name == raw_phase) {
+                ms.push_back(value);
+            }
+        }
+    }
+    return workload::summarize(ms).median;
+}
+
+// Throws naming the leg when a sentinel byte past the transfer is no longer zero.
+void check_sentinel_bytes(std::span<const std::uint8_t> tail, Phase phase)
+{
+    const auto written = std::ranges::find_if(tail, [](std::uint8_t byte) { return byte != 0; });
+    if (written != tail.end()) {
+        const char* transfer = phase == Phase::h2d   ? "host-to-device"
+                               : phase == Phase::d2h ? "device-to-host"
+                                                     : "device-to-device";
+        throw Error("duet", "bandwidth::run", 0, "",
+                    std::string("the ") + transfer + " transfer wrote past its end: the sentinel byte " +
+                        std::to_string(written - tail.begin()) + " past it holds " + std::to_string(*written));
+    }
+}
+
+double gbps(std::size_t bytes, double ms)
+{
+    return bytes / (ms * 1e-3) / 1e9;
+}
 
 class Bandwidth final : public Workload {
 public:
@@ -164,7 +226,7 @@ public:
         std::vector<std::map<std::string, std::string>> cases;
         for (const char* bytes : {"1", "4097", "1048576"}) {
             for (const char* direction : {"h2d", "d2h", "both"}) {
-                cases.push_back({{"bytes", bytes}, {"direction", direction}, {"rounds", "3"}});
+                cases.push_back({{"bytes", bytes}, {"direction", direction}});
             }
         }
         return {"bandwidth",
@@ -175,22 +237,23 @@ public:
                 {workload::integer_parameter("bytes", 64 << 20, 1, std::int64_t{1} << 36, "bytes per transfer"),
                  workload::choice_parameter("direction", {"h2d", "d2h", "both"},
                                             "host to device, device to host, or both at once on two queues (the "
-                                            "device variant copies device to device whatever this says)"),
-                 workload::integer_parameter("rounds", 9, 1, 1000, "timed transfers; the median is reported")},
-                cases};
+                                            "device variant copies device to device whatever this says)")},
+                cases,
+                {}};
     }
 
     Footprint footprint(const RunRequest& request) const override
     {
         const std::uint64_t bytes = request.settings.integer("bytes");
+        const std::uint64_t destination = bytes + sentinel_bytes;
         if (request.variant == "device") {
             // Source and destination on the device; what was sent, what is expected and what arrived.
-            return {2 * bytes, bytes, 3 * bytes};
+            return {bytes + destination, destination, 2 * bytes + destination};
         }
         const std::uint64_t legs = request.settings.text("direction") == "both" ? 2 : 1;
-        // Each leg: one device buffer, one host side and what arrived there; plus what was sent and
-        // what is expected.
-        return {legs * bytes, bytes, (2 + 2 * legs) * bytes};
+        // Each leg: one device buffer, one host side and what arrived there (each counted with the
+        // sentinel bytes, which only the destination has); plus what was sent and what is expected.
+        return {legs * destination, destination, 2 * bytes + 2 * legs * destination};
     }
 
     Measurement run(const RunRequest& request) const override
@@ -202,7 +265,6 @@ public:
         }
         const auto bytes = static_cast<std::size_t>(request.settings.integer("bytes"));
         const std::string& direction = request.settings.text("direction");
-        const auto rounds = static_cast<int>(request.settings.integer("rounds"));
         const std::vector<std::uint8_t> sent = random_bytes(bytes, request.seed);
 
         std::vector<Leg> legs;
@@ -218,64 +280,50 @@ public:
             }
         }
 
-        // The checked round, which also warms up (first touch of pages, the kernel's first launch).
-        for (auto& leg : legs) {
-            leg.poison();
-            leg.queue.finish();
-        }
-        run_round(legs, false);
-        Measurement result;
-        std::vector<std::uint8_t> expected(bytes);
-        if (request.verify) {
-            result.reference_ms = workload::host_ms([&] { reference(sent, expected); });
-            result.verified = true;
-        }
-        for (auto& leg : legs) {
-            const auto received = leg.received();
-            if (request.verify) {
-                result.max_error = std::max(result.max_error, max_difference(received, expected));
-            }
-            const auto sums = chunk_sums(received);
-            result.output.insert(result.output.end(), sums.begin(), sums.end());
-        }
-        result.tolerance = 0;
-        result.tolerance_reason = "a copy delivers every byte exactly as sent";
-
-        // Raw and duet rounds alternate, so that both see the same state of the machine.
         const bool raw = legs.size() == 1 && legs[0].raw_copy;
-        std::vector<std::vector<double>> leg_ms(legs.size());
-        std::vector<double> wall_ms, raw_ms;
-        for (int r = 0; r < rounds; ++r) {
-            const Round round = run_round(legs, false);
-            for (std::size_t l = 0; l < legs.size(); ++l) {
-                leg_ms[l].push_back(round.leg_ms[l]);
-            }
-            wall_ms.push_back(round.wall_ms);
-            if (raw) {
-                raw_ms.push_back(run_round(legs, true).wall_ms);
-            }
-        }
-
-        // A kernel moves the bytes of mapped memory and a device-side copy those of `device`: that is
-        // their kernel phase. Host-device copies are their own phases, and the rate is over them.
-        result.total_ms = median(wall_ms);
-        if (variant == "mapped" || variant == "device") {
-            result.kernel_ms = result.total_ms;
-        } else {
-            result.rate_ms = result.total_ms;
-            for (std::size_t l = 0; l < legs.size(); ++l) {
-                (legs[l].direction == "h2d" ? result.h2d_ms : result.d2h_ms) = median(leg_ms[l]);
-            }
-        }
+        const bool moved_by_kernel = variant == "mapped" || variant == "device";
+        Measurement result;
+        result.samples = workload::repeat(request.timing, [&] { return run_pass(legs, raw, moved_by_kernel); });
+        result.set_medians();
         result.unit = Measurement::Unit::bytes;
         // A device-to-device copy reads every byte and writes it again, as CUDA's bandwidthTest counts it.
         result.work = static_cast<double>(bytes) * legs.size() * (variant == "device" ? 2 : 1);
+
+        // What the last pass delivered: its sentinels, then its bytes, compared whole against the
+        // reference and, as sums of 4 KiB chunks, across devices and with the reference's sums (the
+        // agreement, which names the chunk that differs).
+        result.tolerance = 0;
+        result.tolerance_reason = "a copy delivers every byte exactly as sent";
+        std::vector<std::uint8_t> expected(bytes);
+        if (request.verify) {
+            result.reference_ms = workload::host_ms([&] { reference(sent, expected); });
+        }
+        std::vector<float> expected_sums;
+        for (auto& leg : legs) {
+            const auto arrived = leg.received();
+            const auto received = std::span<const std::uint8_t>(arrived).first(bytes);
+            check_sentinel_bytes(std::span<const std::uint8_t>(arrived).subspan(bytes), leg.phase);
+            const auto sums = chunk_sums(received);
+            result.output.insert(result.output.end(), sums.begin(), sums.end());
+            if (request.verify) {
+                result.max_error = std::max(result.max_error, max_difference(received, expected));
+                const auto want = chunk_sums(expected);
+                expected_sums.insert(expected_sums.end(), want.begin(), want.end());
+            }
+        }
+        if (request.verify) {
+            result.agreement = workload::compare(result.output, expected_sums, result.tolerance);
+            result.verified = true;
+        }
+
         if (raw) {
-            const double raw_gbps = gbps(bytes, median(raw_ms));
+            const double raw_gbps = gbps(bytes, raw_median_ms(result.samples));
             result.extras.emplace_back("raw_gbps", raw_gbps);
             result.extras.emplace_back("duet_over_raw", result.rate() / raw_gbps);
         }
-        if (legs.size() == 2) {
+        // Each direction's own rate where copies move the bytes; kernels on two queues have one
+        // kernel phase, their span.
+        if (legs.size() == 2 && !moved_by_kernel) {
             const double h2d = gbps(bytes, result.h2d_ms);
             const double d2h = gbps(bytes, result.d2h_ms);
             result.extras.emplace_back("h2d_gbps", h2d);

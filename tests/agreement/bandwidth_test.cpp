@@ -17,9 +17,9 @@ protected:
     {
         const auto workload = WorkloadRegistry::global().find("bandwidth");
         const auto info = workload->info();
-        const std::map<std::string, std::string> values{
-            {"bytes", "1048579"}, {"direction", direction}, {"rounds", "3"}};
-        return run_within_limits(*workload, {device(), variant, Settings(info, values), true, test_seed()});
+        const std::map<std::string, std::string> values{{"bytes", "1048579"}, {"direction", direction}};
+        return run_within_limits(
+            *workload, {device(), variant, Settings(info, values), true, test_seed(), workload::Timing::exactly(3, 1)});
     }
 };
 

@@ -249,12 +249,9 @@ void Measurement::set_medians()
 
 std::vector<fs::path> WorkloadRegistry::default_search_path()
 {
-    auto directories = detail::directories_from("DUET_PLUGIN_PATH");
-#ifdef DUET_BUILD_WORKLOAD_DIR
-    directories.emplace_back(DUET_BUILD_WORKLOAD_DIR);
-#endif
-    directories.push_back(boost::dll::this_line_location().parent_path() / "duet" / "workloads");
-    return directories;
+    const fs::path here = boost::dll::this_line_location().parent_path();
+    return detail::search_path("DUET_PLUGIN_PATH", here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_WORKLOAD_DIR,
+                               here / "duet" / "workloads");
 }
 
 const WorkloadRegistry& WorkloadRegistry::global()

@@ -42,6 +42,15 @@ auto call_plugin(const std::string& what, Function&& function, Args&&... args)
 /// The directories named by a ':'-separated environment variable, in order.
 std::vector<std::filesystem::path> directories_from(const char* variable);
 
+/// The folders a registry searches: those `variable` names (':'-separated), then `build_plugins`
+/// when the library asking (`library_dir`, where it was loaded from) is the copy in the build tree
+/// (`build_library_dir`), so that an installed copy never picks up a build tree that still exists,
+/// then `installed_plugins` beside the library.
+std::vector<std::filesystem::path> search_path(const char* variable, const std::filesystem::path& library_dir,
+                                               const std::filesystem::path& build_library_dir,
+                                               const std::filesystem::path& build_plugins,
+                                               const std::filesystem::path& installed_plugins);
+
 /// lib<prefix><name>.so files in `directories`, by name; the first directory that has a name wins.
 std::map<std::string, std::filesystem::path> find_plugins(const std::vector<std::filesystem::path>& directories,
                                                           const std::string& prefix);
