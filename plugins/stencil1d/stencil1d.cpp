@@ -42,6 +42,18 @@ std::size_t Launcher::max_shared_radius(std::size_t block) const
     return limit_floats > tile_floats ? (limit_floats - tile_floats) / 2 : 0;
 }
 
+std::optional<std::string> Launcher::shared_radius_refusal(std::size_t radius, std::size_t block) const
+{
+    const std::size_t limit = max_shared_radius(block);
+    if (radius <= limit) {
+        return std::nullopt;
+    }
+    return "radius " + std::to_string(radius) + " is above this device's limit of " + std::to_string(limit) +
+           " for the shared kernel with block " + std::to_string(block) + ": its tile of " + std::to_string(block) +
+           " x " + std::to_string(items_per_thread) + " + 2R floats must fit the " +
+           std::to_string(local_memory_limit_) + " bytes of local memory per block";
+}
+
 void Launcher::run(Queue& queue, Variant variant, const Buffer<float>& in, const Buffer<float>& out, std::size_t n,
                    std::size_t radius, std::size_t block) const
 {
@@ -65,14 +77,8 @@ void Launcher::run(Queue& queue, Variant variant, const Buffer<float>& in, const
         queue.launch(naive_, Range::cover(n, block), in, out, n32, radius32);
         return;
     }
-    const std::size_t limit = max_shared_radius(block);
-    if (radius > limit) {
-        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "",
-                              "radius " + std::to_string(radius) + " is above this device's limit of " +
-                                  std::to_string(limit) + " for the shared kernel with block " +
-                                  std::to_string(block) + ": its tile of " + std::to_string(block) + " x " +
-                                  std::to_string(items_per_thread) + " + 2R floats must fit the " +
-                                  std::to_string(local_memory_limit_) + " bytes of local memory per block");
+    if (const auto refusal = shared_radius_refusal(radius, block)) {
+        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "", *refusal);
     }
     // One block per span of block × items_per_thread outputs; the last span may be partial.
     const std::size_t span = block * items_per_thread;

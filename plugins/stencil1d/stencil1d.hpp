@@ -4,7 +4,9 @@
 
 #include <cfloat>
 #include <cstddef>
+#include <optional>
 #include <span>
+#include <string>
 
 #include <duet/duet.hpp>
 
@@ -36,6 +38,10 @@ public:
     /// its tile of block × items_per_thread + 2R floats must fit one block's local memory.
     /// Zero when not even the tile without a halo fits.
     std::size_t max_shared_radius(std::size_t block) const;
+
+    /// Why the shared kernel cannot take `radius` with `block` threads per block on this device
+    /// (the limit and the local memory it comes from); nullopt where it can.
+    std::optional<std::string> shared_radius_refusal(std::size_t radius, std::size_t block) const;
 
     /// Enqueues out[i] = mean of in[i-R .. i+R] over the first n elements (in[i] itself within R
     /// of either end); returns without waiting. `in` may be a device view of mapped host memory.
