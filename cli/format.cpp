@@ -96,7 +96,7 @@ std::string ratio_verdict(const workload::Ratio& ratio)
 
 std::string spread(const workload::Summary& summary)
 {
-    if (summary.count < 2) {
+    if (summary.count < 2 || !(summary.median > 0)) {
         return "";
     }
     const double percent = 100 * summary.relative_half_width();

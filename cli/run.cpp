@@ -70,7 +70,8 @@ void print_run(const Run& run)
     if (phases_overlap(m)) {
         std::cout << "\n" << overlap_note << "\n";
     }
-    std::cout << "\n" << format::count(m.samples.size(), "timed pass") << "; against the CPU reference: "
+    std::cout << "\n" << m.samples.size() << (m.samples.size() == 1 ? " timed pass" : " timed passes")
+              << "; against the CPU reference: "
               << (m.verified ? m.agreement.describe() : std::string("not checked")) << "\nmax error "
               << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
               << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"

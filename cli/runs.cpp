@@ -236,9 +236,12 @@ workload::Timing timing_from(const Arguments& arguments)
 
 std::string describe_timing(const workload::Timing& timing)
 {
-    const std::string warmup = format::count(timing.warmup, "warm-up pass") + ", then ";
+    const auto passes = [](unsigned count, const std::string& kind) {
+        return std::to_string(count) + " " + kind + (count == 1 ? " pass" : " passes");
+    };
+    const std::string warmup = passes(timing.warmup, "warm-up") + ", then ";
     if (timing.min_runs == timing.max_runs) {
-        return warmup + format::count(timing.min_runs, "timed pass") + " per run";
+        return warmup + passes(timing.min_runs, "timed") + " per run";
     }
     return warmup + std::to_string(timing.min_runs) + " to " + std::to_string(timing.max_runs) +
            " timed passes per run, until the median's interval is within ±" +

@@ -600,7 +600,8 @@ TEST(Cli, CompareCsvStartsWithItsHeader)
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(first_line(result.out),
               "workload,variant,settings,device,device_name,api,driver_version,api_version,backend_version,status,"
-              "reason,h2d_ms,kernel_ms,d2h_ms,total_ms,reference_ms,rate,rate_unit,max_error,tolerance,baseline,"
+              "reason,samples,h2d_ms,kernel_ms,kernel_ms_low,kernel_ms_high,d2h_ms,total_ms,total_ms_low,"
+              "total_ms_high,reference_ms,rate,rate_unit,max_error,max_ulps,differing,tolerance,baseline,"
               "difference,allowed_difference,seed,duet_version,duet_commit,compiler,cuda_compiler");
     EXPECT_EQ(line_count(result.out), 2u);
 }
@@ -637,6 +638,59 @@ TEST(Cli, CompareExitsOneWhenDevicesDisagreeThoughEachClaimsToMatch)
         env);
     EXPECT_EQ(result.exit_code, 1) << result.out;
     EXPECT_THAT(result.err, HasSubstr("wrong/drift on " + second + ": differs from " + first + " by 1.0e-03"));
+}
+
+TEST(Cli, CompareExitsOneWhenTwoVariantsDisagreeOnOneDevice)
+{
+    REQUIRE_A_DEVICE(device);
+    // Each variant claims to match the reference; the second run in the process is off by 1e-3,
+    // which only comparing the variants' outputs can see.
+    const auto result = run_duet(
+        std::vector<std::string>{"compare", "wrong", "--variants", "drift,drift_too", "--devices", device} + small,
+        wrong_plugins);
+    EXPECT_EQ(result.exit_code, 1) << result.out;
+    EXPECT_THAT(result.err, HasSubstr("wrong/drift_too on " + device + ": differs from drift by 1.0e-03"));
+    EXPECT_THAT(result.err, HasSubstr("1000 of 1000 elements differ"));
+}
+
+TEST(Cli, CompareJsonCarriesEveryPhasesStatisticsAndTheAgreementInUlps)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet({"compare", "vector_add", "--devices", device, "--set", "n=1000", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = parse_or_fail(result.out);
+    EXPECT_EQ(json["timing"]["min_runs"].number(), 5);
+    const auto& run = json["runs"].array().front();
+    EXPECT_GE(run["samples"].number(), 5);
+    const auto& kernel = run["statistics"]["kernel_ms"];
+    EXPECT_EQ(kernel["count"].number(), run["samples"].number());
+    EXPECT_LE(kernel["low"].number(), kernel["median"].number());
+    EXPECT_GE(kernel["high"].number(), kernel["median"].number());
+    EXPECT_EQ(kernel["median"].number(), run["kernel_ms"].number());
+    EXPECT_EQ(run["agreement"]["count"].number(), 1000);
+    EXPECT_EQ(run["agreement"]["differing"].number(), 0);
+    EXPECT_EQ(run["agreement"]["ulp_histogram"].array().front()["ulps"].string(), "0");
+}
+
+TEST(Cli, RepeatsAsksForExactlyThatManyTimedPasses)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet({"run", "vector_add", "--device", device, "--set", "n=1000", "--repeats", "3", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(parse_or_fail(result.out)["run"]["samples"].number(), 3);
+}
+
+TEST(Cli, TestRunsEveryDeclaredCaseOfAWorkload)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto result = run_duet({"test", "vector_add", "--devices", device});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr("n=1000003"));
+    EXPECT_THAT(result.out, HasSubstr("4 runs: 4 checked. All agree"));
+    // A workload that declares no cases has nothing to test: a problem, not a pass.
+    const auto none = run_duet({"test", "wrong", "--devices", device}, wrong_plugins);
+    EXPECT_EQ(none.exit_code, 1);
+    EXPECT_THAT(none.err, HasSubstr("wrong declares no test cases"));
 }
 
 TEST(Cli, CompareRefusesADeviceNamedTwiceByAnySelector)

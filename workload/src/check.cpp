@@ -61,8 +61,9 @@ Run execute(const Job& job, bool verify)
         run.reason = "the workload did not check its result against the CPU reference";
     } else if (verify && !m.matches_reference()) {
         run.status = Status::wrong;
-        run.reason = "differs from the CPU reference: " + m.agreement.describe() + " (tolerance " +
-                     error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) + ")";
+        run.reason = "differs from the CPU reference by " + error_text(m.max_error) + " (tolerance " +
+                     error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) +
+                     "): " + m.agreement.describe();
     }
     return run;
 }
@@ -99,8 +100,8 @@ void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
                             "'s has " + std::to_string(base.measurement.output.size()));
     } else if (!(slot.agreement.max_error <= slot.allowed)) {
         run.status = Status::wrong;
-        add_reason(run, "differs from " + with + ": " + slot.agreement.describe() + " (allowed " +
-                            error_text(slot.allowed) + ")");
+        add_reason(run, "differs from " + with + " by " + error_text(slot.agreement.max_error) + " (allowed " +
+                            error_text(slot.allowed) + "): " + slot.agreement.describe());
     }
 }
 

@@ -1,6 +1,7 @@
 // A workload wrong on purpose, for the CLI tests only (through DUET_PLUGIN_PATH). offset: adds 1e-3
-// and says so against the reference; drift: claims to match, but each run in a process adds another
-// 1e-3, so only comparing devices catches it; unsupported: throws duet::Unsupported.
+// and says so against the reference; drift and drift_too: claim to match, but each run in a
+// process adds another 1e-3, so only comparing devices, or variants, catches it; unsupported:
+// throws duet::Unsupported.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/wrong.hpp>
@@ -16,7 +17,7 @@ public:
     {
         return {"wrong",
                 "c = a + b, wrong on purpose (CLI tests only)",
-                {"offset", "drift", "unsupported"},
+                {"offset", "drift", "drift_too", "unsupported"},
                 {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats")},
                 {}};
     }
@@ -33,7 +34,7 @@ public:
             throw duet::Unsupported("wrong", "Wrong::run", 0, "", "this variant is unsupported on purpose");
         }
         static std::atomic<int> runs{0};
-        const bool drift = request.variant == "drift";
+        const bool drift = request.variant == "drift" || request.variant == "drift_too";
         const float offset = drift ? 1e-3f * static_cast<float>(runs++) : 1e-3f;
         const auto n = static_cast<std::size_t>(request.settings.integer("n"));
         const auto a = duet::workload::random_floats(n, request.seed);
