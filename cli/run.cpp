@@ -46,7 +46,7 @@ void print_run(const Run& run)
         row("kernel", m.summary(Phase::kernel), copy_rate ? "" : rate_name(m) + " " + rate);
     }
     row("device→host", m.summary(Phase::d2h), "");
-    row("total", m.total_summary(), "first copy in to last copy out, device clock");
+    row("total", m.total_summary(), "first copy in to last copy out, device clock (less a spacer)");
     if (copy_rate) {
         row(rate_name(m), m.rate_summary(), rate);
     }

@@ -82,7 +82,8 @@ public:
         const std::uint64_t dense = volume.count() * sizeof(float);
         // A, B and C pitched on the device. On the host A, B and the result dense, then C read
         // back pitched for its padding, freed before the reference's dense C is computed.
-        return {3 * pitched, pitched, 3 * dense + std::max(pitched, dense)};
+        return {3 * pitched + workload::Spacer::bytes(request.device),
+                std::max(pitched, workload::Spacer::bytes(request.device)), 3 * dense + std::max(pitched, dense)};
     }
 
     Measurement run(const RunRequest& request) const override
@@ -102,6 +103,7 @@ public:
         const auto db = device.alloc_pitched<float>(volume.width, volume.height, volume.depth);
         const auto dc = device.alloc_pitched<float>(volume.width, volume.height, volume.depth);
 
+        const workload::Spacer spacer(device);
         Measurement result;
         const auto pass = [&] {
             // The padding too: check_padding then catches a kernel that wrote it.
@@ -113,6 +115,7 @@ public:
             queue.write(da, a);
             queue.write(db, b);
             timer.mark(Phase::h2d);
+            timer.space(spacer);
             if (three_d) {
                 launcher.run_3d(queue, da, db, dc, block);
             } else {

@@ -61,7 +61,8 @@ void check_sentinels(Queue& queue, const Batch& batch)
 }
 
 // Schedule (a), one pass: one product after another on one queue, from and to ordinary host memory.
-Sample run_sequential(const Launcher& launcher, Queue& queue, const Batch& batch, std::span<float> c)
+Sample run_sequential(const Launcher& launcher, Queue& queue, const Batch& batch, const workload::Spacer& spacer,
+                      std::span<float> c)
 {
     poison_outputs(queue, batch);
     std::ranges::fill(c, workload::poison());
@@ -70,6 +71,7 @@ Sample run_sequential(const Launcher& launcher, Queue& queue, const Batch& batch
         queue.write(batch.da[p], batch.a[p]);
         queue.write(batch.db[p], batch.b[p]);
         timer.mark(Phase::h2d);
+        timer.space(spacer);
         launcher.run(queue, batch.da[p], batch.db[p], batch.dc[p], batch.shape);
         timer.mark(Phase::kernel);
         queue.read(c.subspan(p * batch.c_size(), batch.c_size()), batch.c(p));
@@ -248,7 +250,8 @@ public:
         // the reference rows (double).
         const std::uint64_t host =
             products * (a + b + c * (overlapped ? 3 : 2)) + (overlapped ? products * (a + b + c) : 0) + 2 * c;
-        return {products * (a + b + device_c), std::max({a, b, device_c}), host};
+        const std::uint64_t spacer = workload::Spacer::bytes(request.device);
+        return {products * (a + b + device_c) + spacer, std::max({a, b, device_c, spacer}), host};
     }
 
     Measurement run(const RunRequest& request) const override
@@ -263,6 +266,7 @@ public:
         // First, so that a variant the device cannot run is refused before anything is allocated.
         const Launcher launcher(device, request.variant);
         const Batch batch(device, shape, products, request.seed);
+        const workload::Spacer spacer(device);
         auto queue = device.create_queue();
 
         Measurement result;
@@ -271,8 +275,8 @@ public:
         result.output.resize(products * batch.c_size());
         std::vector<float> sequential_output;
         if (!overlapped) {
-            result.samples =
-                workload::repeat(request.timing, [&] { return run_sequential(launcher, queue, batch, result.output); });
+            result.samples = workload::repeat(
+                request.timing, [&] { return run_sequential(launcher, queue, batch, spacer, result.output); });
             result.set_medians();
         } else {
             PinnedBatch pinned(device, batch);
@@ -291,7 +295,7 @@ public:
             sequential_output.resize(result.output.size());
             std::vector<double> sequential_ms;
             for (const auto& sample : workload::repeat(
-                     request.timing, [&] { return run_sequential(launcher, queue, batch, sequential_output); })) {
+                     request.timing, [&] { return run_sequential(launcher, queue, batch, spacer, sequential_output); })) {
                 sequential_ms.push_back(sample.total_ms);
             }
             const double sequential = workload::summarize(sequential_ms).median;
