@@ -22,22 +22,6 @@
 
 namespace duet::cli {
 
-Stats summarise(std::vector<double> samples)
-{
-    if (samples.empty()) {
-        return {};
-    }
-    std::sort(samples.begin(), samples.end());
-    // Linear interpolation between the closest ranks, as numpy's default percentile.
-    const auto quantile = [&](double q) {
-        const double position = q * static_cast<double>(samples.size() - 1);
-        const auto below = static_cast<std::size_t>(position);
-        const std::size_t above = std::min(below + 1, samples.size() - 1);
-        return samples[below] + (samples[above] - samples[below]) * (position - static_cast<double>(below));
-    };
-    return {quantile(0.5), samples.front(), samples.back(), quantile(0.25), quantile(0.75)};
-}
-
 namespace {
 
 constexpr std::size_t max_sweep_values = 1000;
@@ -196,7 +180,7 @@ Point measure_point(const Job& job)
 
 std::string spread(const std::vector<double>& samples)
 {
-    const Stats stats = summarise(samples);
+    const workload::Summary stats = workload::summarize(samples);
     if (stats.median <= 0) {
         return "-";
     }
@@ -242,9 +226,9 @@ void print_table(const Benchmark& bench)
             table.add_row_with_text(std::move(cells), to_string(point.status) + ": " + headline(point.reason, 120));
             continue;
         }
-        cells.insert(cells.end(), {format::milliseconds(summarise(point.kernel_ms).median), spread(point.kernel_ms),
-                                   format::milliseconds(summarise(point.total_ms).median),
-                                   format::rate(summarise(point.rate).median), format::error(point.max_error),
+        cells.insert(cells.end(), {format::milliseconds(workload::summarize(point.kernel_ms).median), spread(point.kernel_ms),
+                                   format::milliseconds(workload::summarize(point.total_ms).median),
+                                   format::rate(workload::summarize(point.rate).median), format::error(point.max_error),
                                    point.status == Status::ok ? "ok" : "WRONG"});
         table.add_row(std::move(cells));
     }
@@ -259,7 +243,7 @@ json::Value stats_json(const std::vector<double>& samples)
     if (samples.empty()) {
         return {};
     }
-    const Stats stats = summarise(samples);
+    const workload::Summary stats = workload::summarize(samples);
     return json::Object{
         {"median", stats.median}, {"min", stats.min}, {"max", stats.max}, {"q1", stats.q1}, {"q3", stats.q3}};
 }
@@ -366,20 +350,20 @@ std::string csv_text(const Benchmark& bench)
             row.push_back(point.job.settings.values().at(parameter.name));
         }
         const auto number = [&](double value) { return point.measured() ? format::exact(value) : std::string(); };
-        const Stats kernel = summarise(point.kernel_ms), total = summarise(point.total_ms),
-                    rate = summarise(point.rate);
+        const workload::Summary kernel = workload::summarize(point.kernel_ms), total = workload::summarize(point.total_ms),
+                    rate = workload::summarize(point.rate);
         for (std::string field :
              {to_string(point.status), point.reason, std::to_string(point.kernel_ms.size()), number(kernel.median),
               number(kernel.min), number(kernel.max), number(kernel.q1), number(kernel.q3), number(total.median),
-              number(total.min), number(total.max), number(summarise(point.h2d_ms).median),
-              number(summarise(point.d2h_ms).median), number(rate.median), number(rate.min), number(rate.max),
+              number(total.min), number(total.max), number(workload::summarize(point.h2d_ms).median),
+              number(workload::summarize(point.d2h_ms).median), number(rate.median), number(rate.min), number(rate.max),
               rate_unit(point.unit), number(point.max_error), number(point.tolerance)}) {
             row.push_back(std::move(field));
         }
         for (const auto& name : extra_names) {
             const auto extra = std::find_if(point.extras.begin(), point.extras.end(),
                                             [&](const auto& existing) { return existing.first == name; });
-            row.push_back(extra == point.extras.end() ? "" : format::exact(summarise(extra->second).median));
+            row.push_back(extra == point.extras.end() ? "" : format::exact(workload::summarize(extra->second).median));
         }
         for (std::string field : {std::to_string(bench.warmup), std::to_string(bench.seed), build.version, build.commit,
                                   build.compiler, build.cuda_compiler}) {

@@ -12,16 +12,6 @@
 
 namespace duet::cli {
 
-/// Median, extremes and quartiles of a point's repeats.
-struct Stats {
-    double median = 0;
-    double min = 0;
-    double max = 0;
-    double q1 = 0; ///< first quartile, interpolated between samples
-    double q3 = 0;
-};
-Stats summarise(std::vector<double> samples);
-
 /// One point of the sweep: its settings, on one device and variant, and every repeat's figures.
 struct Point {
     explicit Point(Job measured) : job(std::move(measured)) {}

@@ -176,8 +176,8 @@ void print_workload(const std::vector<Run>& runs, std::size_t first)
 
 void print_pairs(const std::vector<ApiPair>& pairs)
 {
-    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time, medians, [95% interval]; parity where the\n"
-                 "interval holds 1 (above 1: OpenCL is slower)\n";
+    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time, medians, [interval from the quartiles];\n"
+                 "parity where the interval holds 1 (above 1: OpenCL is slower)\n";
     Table table({{"GPU"},
                  {"PCI bus id"},
                  {"workload"},
@@ -367,7 +367,7 @@ int compare_command(const Arguments& arguments)
         if (!comparison.pairs.empty()) {
             print_pairs(comparison.pairs);
         }
-        std::cout << "\nms: medians of the runs, ± the larger half of their 95% interval. max error: against the "
+        std::cout << "\nms: medians of the timed passes, ± half their interquartile range. max error: against the "
                      "CPU reference;\nULPs: the largest distance from it in units in the last place; device Δ: against "
                      "the base device of the\nsame variant; variant Δ: against the base variant on the same device "
                      "(errors relative, absolute below 1)\n"

@@ -99,7 +99,7 @@ std::string spread(const workload::Summary& summary)
     if (summary.count < 2 || !(summary.median > 0)) {
         return "";
     }
-    const double percent = 100 * summary.relative_half_width();
+    const double percent = 100 * summary.noise();
     return printf_text(percent < 10 ? "±%.1f%%" : "±%.0f%%", percent);
 }
 

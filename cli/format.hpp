@@ -33,7 +33,8 @@ std::string ratio(const workload::Ratio& ratio);
 /// What a ratio of OpenCL time to CUDA time says: "parity" where its interval holds 1, else
 /// "OpenCL slower" or "OpenCL faster"; "-" where there is none.
 std::string ratio_verdict(const workload::Ratio& ratio);
-/// A median's spread: "±1.2%", the larger half-width of its interval; "" for one sample.
+/// How much the passes vary: "±1.2%", half the interquartile range over the median; "" for one
+/// sample or a median of 0.
 std::string spread(const workload::Summary& summary);
 /// "1 run", "3 runs": a count and its noun, plural by adding "s".
 std::string count(std::size_t number, const std::string& noun);

@@ -269,7 +269,7 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
     html += html_table({"device", "API", "variant", "runs", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate",
                         "max error", "ULPs", "device Δ", "variant Δ", "result"},
                        rows);
-    html += "<p class=\"note\">ms: medians of the timed passes, ± the larger half of their 95% interval. ULPs: the "
+    html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
             "largest distance from the CPU reference in units in the last place.</p>\n";
     html += ulp_section(runs);
     if (overlap) {
@@ -322,10 +322,11 @@ std::string pairs_section(const std::vector<ApiPair>& pairs)
                         {format::ratio_verdict(pair.total), ""}});
     }
     return "<h2>One GPU through CUDA and OpenCL</h2>\n" + chart::bars(ratios) +
-           html_table({"GPU", "PCI bus id", "workload", "variant", "CUDA", "OpenCL", "kernel ratio [95% interval]",
-                       "kernel", "total ratio [95% interval]", "total"},
+           html_table({"GPU", "PCI bus id", "workload", "variant", "CUDA", "OpenCL", "kernel ratio [interval]",
+                       "kernel", "total ratio [interval]", "total"},
                       rows) +
-           "<p class=\"note\">Medians' ratio, OpenCL time over CUDA time; parity where the interval holds 1.</p>\n";
+           "<p class=\"note\">Medians' ratio, OpenCL time over CUDA time; the interval from the two sides' quartiles; "
+           "parity where it holds 1.</p>\n";
 }
 
 } // namespace
@@ -454,7 +455,7 @@ std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std
             for (const Point* point : points) {
                 const auto samples = samples_of(*point);
                 if (!samples.empty()) {
-                    const Stats stats = summarise(samples);
+                    const workload::Summary stats = workload::summarize(samples);
                     series.points.push_back({x_of(*point), stats.median, stats.min, stats.max});
                 }
             }
@@ -500,8 +501,8 @@ std::string point_bars(const Benchmark& bench, const std::map<std::string, std::
             times.groups.push_back({point.job.variant, {}});
         }
         const std::string label = point.job.label + " " + api_label(point.job.device);
-        rates.groups.back().bars.push_back({label, {summarise(point.rate).median}, colours.at(point.job.label)});
-        times.groups.back().bars.push_back({label, {summarise(point.kernel_ms).median}, colours.at(point.job.label)});
+        rates.groups.back().bars.push_back({label, {workload::summarize(point.rate).median}, colours.at(point.job.label)});
+        times.groups.back().bars.push_back({label, {workload::summarize(point.kernel_ms).median}, colours.at(point.job.label)});
     }
     rates.title = bench.info.name + ": " + common_rate_name(rate_names) + " (median)";
     rates.unit = unit;
@@ -524,15 +525,15 @@ std::string points_table(const Benchmark& bench)
         for (const auto& sweep : bench.sweeps) {
             row.push_back({point.job.settings.values().at(sweep.parameter), "number"});
         }
-        const Stats kernel = summarise(point.kernel_ms);
+        const workload::Summary kernel = workload::summarize(point.kernel_ms);
         const auto number = [&](std::string text) {
             return point.measured() ? Cell{std::move(text), "number"} : Cell{};
         };
         row.push_back(number(format::milliseconds(kernel.median)));
         row.push_back(number(format::milliseconds(kernel.min)));
         row.push_back(number(format::milliseconds(kernel.max)));
-        row.push_back(number(format::milliseconds(summarise(point.total_ms).median)));
-        row.push_back(number(format::rate(summarise(point.rate).median) + " " + rate_unit(point.unit)));
+        row.push_back(number(format::milliseconds(workload::summarize(point.total_ms).median)));
+        row.push_back(number(format::rate(workload::summarize(point.rate).median) + " " + rate_unit(point.unit)));
         row.push_back(number(format::error(point.max_error)));
         row.push_back(status_cell(point.status, point.reason));
         rows.push_back(std::move(row));

@@ -31,13 +31,15 @@ void print_run(const Run& run)
     const bool copy_rate = m.rate_ms > 0;
     Table table({{"phase"},
                  {"median ms", Table::Align::right},
-                 {"95% interval", Table::Align::right},
+                 {"median's 95% interval", Table::Align::right},
+                 {"quartiles", Table::Align::right},
                  {"min", Table::Align::right},
                  {"max", Table::Align::right},
                  {"rate, clock"}});
     const auto row = [&](const std::string& phase, const workload::Summary& summary, const std::string& note) {
         table.add_row({phase, format::milliseconds(summary.median),
                        format::milliseconds(summary.low) + " - " + format::milliseconds(summary.high),
+                       format::milliseconds(summary.q1) + " - " + format::milliseconds(summary.q3),
                        format::milliseconds(summary.min), format::milliseconds(summary.max), note});
     };
     row("host→device", m.summary(Phase::h2d), "");
@@ -62,9 +64,9 @@ void print_run(const Run& run)
         }
         row(name, workload::summarize(values), "an extra phase of this workload");
     }
-    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "host clock"});
+    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
     for (const auto& [name, value] : m.extras) {
-        table.add_row({name, format::figure(value), "", "", "", ""});
+        table.add_row({name, format::figure(value), "", "", "", "", ""});
     }
     table.print(std::cout);
     if (phases_overlap(m)) {

@@ -130,16 +130,20 @@ TEST(KitStatistics, TheMedianComesWithAnIntervalFromTheSamples)
     EXPECT_LT(large.high, 66);
     EXPECT_LE(large.low, large.median);
     EXPECT_GE(large.high, large.median);
+    EXPECT_NEAR(large.q1, 25.75, 1e-12);
+    EXPECT_NEAR(large.q3, 75.25, 1e-12);
 }
 
 TEST(KitStatistics, ARatioWhoseIntervalHoldsOneIsParity)
 {
-    const Summary cuda{5, 1.0, 0.95, 1.05, 0.9, 1.1};
-    const Summary close{5, 1.02, 0.97, 1.07, 0.9, 1.1};
-    const Summary slower{5, 1.5, 1.45, 1.55, 1.4, 1.6};
-    EXPECT_TRUE(ratio(close, cuda).parity());
+    // count, median, the median's interval, min, max, quartiles
+    const Summary cuda{5, 1.0, 0.99, 1.01, 0.9, 1.1, 0.95, 1.05};
+    const Summary close{5, 1.02, 1.01, 1.03, 0.9, 1.1, 0.97, 1.07};
+    const Summary slower{5, 1.5, 1.49, 1.51, 1.4, 1.6, 1.45, 1.55};
+    EXPECT_TRUE(ratio(close, cuda).parity()); // within the passes' noise, though the medians' intervals part
     EXPECT_FALSE(ratio(slower, cuda).parity());
     EXPECT_NEAR(ratio(slower, cuda).value, 1.5, 1e-12);
+    EXPECT_NEAR(ratio(slower, cuda).low, 1.45 / 1.05, 1e-12);
     EXPECT_FALSE(ratio(slower, Summary{}).valid());
 }
 

@@ -44,6 +44,11 @@ std::size_t interval_rank(std::size_t n)
 
 } // namespace
 
+double Summary::noise() const
+{
+    return median > 0 ? (q3 - q1) / 2 / median : 0;
+}
+
 Summary summarize(std::span<const double> samples)
 {
     Summary summary;
@@ -60,17 +65,25 @@ Summary summarize(std::span<const double> samples)
     summary.high = sorted[n - 1 - rank];
     summary.min = sorted.front();
     summary.max = sorted.back();
+    // Linear interpolation between the closest ranks, as numpy's default percentile.
+    const auto quantile = [&](double q) {
+        const double position = q * static_cast<double>(n - 1);
+        const auto below = static_cast<std::size_t>(position);
+        const std::size_t above = std::min(below + 1, n - 1);
+        return sorted[below] + (sorted[above] - sorted[below]) * (position - static_cast<double>(below));
+    };
+    summary.q1 = quantile(0.25);
+    summary.q3 = quantile(0.75);
     return summary;
 }
 
 Ratio ratio(const Summary& numerator, const Summary& denominator)
 {
     if (numerator.count == 0 || denominator.count == 0 || !(numerator.median > 0) || !(denominator.median > 0) ||
-        !(denominator.low > 0)) {
+        !(denominator.q1 > 0)) {
         return {};
     }
-    return {numerator.median / denominator.median, numerator.low / denominator.high,
-            numerator.high / denominator.low};
+    return {numerator.median / denominator.median, numerator.q1 / denominator.q3, numerator.q3 / denominator.q1};
 }
 
 } // namespace duet::workload

@@ -29,7 +29,9 @@ struct Timing {
 
 /// The samples of one quantity. `low` and `high` bound the median with at least 95% confidence
 /// where the count allows (from order statistics: no assumption about the distribution; with
-/// fewer than 6 samples, the smallest and largest, 94% for 5).
+/// fewer than 6 samples, the smallest and largest, 94% for 5): how precisely the median is known,
+/// what the timing rule waits for. `q1` and `q3`, the quartiles, say how much one pass varies:
+/// the noise that ratios are judged against.
 struct Summary {
     std::size_t count = 0;
     double median = 0;
@@ -37,15 +39,22 @@ struct Summary {
     double high = 0;
     double min = 0;
     double max = 0;
+    double q1 = 0;
+    double q3 = 0;
 
-    /// The interval's larger half-width over the median; 0 for a median of 0.
+    /// The median interval's larger half-width over the median; 0 for a median of 0.
     double relative_half_width() const;
+    /// Half the interquartile range over the median; 0 for a median of 0.
+    double noise() const;
 };
 
 /// The summary of `samples` (any order). An empty span gives a summary of count 0.
 Summary summarize(std::span<const double> samples);
 
-/// numerator.median / denominator.median, with the interval the two medians' intervals allow.
+/// numerator.median / denominator.median, with an interval from the two sides' quartiles
+/// ([q1 / q3', q3 / q1']): a difference within the passes' own noise is no difference, as
+/// NVBench's comparison judges it. Two runs of one comparison then give overlapping intervals
+/// even where something outside a run (placement, clocks) moves each run's median.
 struct Ratio {
     double value = 0;
     double low = 0;
