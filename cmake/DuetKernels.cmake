@@ -1,4 +1,4 @@
-# duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>])
+# duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>] [PRIVATE])
 # Embeds an algorithm's kernels into <target>: the OpenCL C and CUDA sources as text, and, when
 # nvcc is found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
 # entry, default 80 and 90, plus PTX of the newest, for GPUs newer than the build). The target gets
@@ -26,7 +26,7 @@ elseif(NOT DUET_NVCC)
 endif()
 
 function(duet_embed_kernels target)
-  cmake_parse_arguments(ARG "" "NAME;OPENCL;CUDA" "" ${ARGN})
+  cmake_parse_arguments(ARG "PRIVATE" "NAME;OPENCL;CUDA" "" ${ARGN})
   if(NOT ARG_NAME)
     message(FATAL_ERROR "duet_embed_kernels(${target}): NAME is required")
   endif()
@@ -83,5 +83,10 @@ function(duet_embed_kernels target)
     COMMENT "duet: embedding kernels of ${ARG_NAME}"
     VERBATIM)
   target_sources(${target} PRIVATE ${source})
-  target_include_directories(${target} PUBLIC ${out_dir})
+  # PRIVATE: the header is the target's own business (an installed library's kernels).
+  if(ARG_PRIVATE)
+    target_include_directories(${target} PRIVATE ${out_dir})
+  else()
+    target_include_directories(${target} PUBLIC ${out_dir})
+  endif()
 endfunction()

@@ -1,6 +1,8 @@
 // The workload kit: the runner of a Spec, and the pieces it is made of.
 #include <duet/workload/kit.hpp>
 
+#include <duet_kernels/workload_spacer.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -122,13 +124,22 @@ void check_sentinels(std::span<const float> tail, const std::string& what)
     }
 }
 
-Spacer::Spacer(const Device& device) : scratch_(device.alloc<float>(bytes(device) / sizeof(float))) {}
+Spacer::Spacer(const Device& device)
+    : kernel_(device.build(kernels::workload_spacer()).kernel("workload_spacer")),
+      scratch_(device.alloc<float>(bytes(device) / sizeof(float))), sink_(device.alloc<float>(1))
+{
+    Queue queue = device.create_queue();
+    queue.fill(scratch_, 0.0f);
+    queue.finish();
+}
 
 std::uint64_t Spacer::bytes(const Device& device)
 {
     const auto& p = device.properties();
-    // A CPU device's queue runs beside the host that feeds it: a token fill will do there.
-    std::uint64_t bytes = std::uint64_t{p.type == DeviceType::gpu ? 32 : 1} << 20;
+    std::uint64_t bytes = std::uint64_t{1} << 20;
+    if (p.type == DeviceType::gpu) {
+        bytes = p.l2_cache != 0 ? 2 * p.l2_cache : std::uint64_t{64} << 20;
+    }
     if (p.max_allocation != 0) {
         bytes = std::min(bytes, p.max_allocation / 8);
     }
@@ -138,7 +149,12 @@ std::uint64_t Spacer::bytes(const Device& device)
     return std::max<std::uint64_t>(bytes / sizeof(float) * sizeof(float), sizeof(float));
 }
 
-void Spacer::enqueue(Queue& queue) const { queue.fill(scratch_, 0.0f); }
+void Spacer::enqueue(Queue& queue) const
+{
+    const auto n = static_cast<std::uint32_t>(scratch_.size());
+    // A grid-stride loop: enough blocks to fill any GPU, each thread reading many elements.
+    queue.launch(kernel_, Range::cover(std::min<std::size_t>(n, std::size_t{1} << 20), 256), scratch_, n, sink_);
+}
 
 PhaseTimer::PhaseTimer(Queue& queue) : queue_(&queue), start_(queue.record()) {}
 

@@ -19,6 +19,7 @@ public:
                 "c = a + b, wrong on purpose (CLI tests only)",
                 {"offset", "drift", "drift_too", "unsupported"},
                 {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats")},
+                {},
                 {}};
     }
 

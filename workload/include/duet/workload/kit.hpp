@@ -136,22 +136,25 @@ inline constexpr std::size_t sentinel_elements = 1024;
 /// end of `what`.
 void check_sentinels(std::span<const float> tail, const std::string& what);
 
-/// Device work enqueued just before a timed launch, so that the launch is already queued when the
-/// device reaches the kernel phase's start. Without it the phase counts the host's launch latency
-/// whenever the device is idle by then: after CUDA's pageable copies, which return to the host only
-/// once their data is staged, a 50 us kernel read 20-40% slower through CUDA than through NVIDIA's
-/// OpenCL, whose copies return at once (H100, driver 580). A fill of a scratch buffer, timed as the
-/// extra phase "spacer" and left out of the pass's total.
+/// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer of twice
+/// the device's last-level cache and writes nothing. The launch is then already queued when the
+/// device reaches the kernel phase's start, whatever the host was doing (CUDA's pageable copies
+/// return only once their data is staged), and the cache is full of clean lines whatever ran
+/// before: dirty lines left by a copy or a fill cost a memory-bound kernel their write-back, more
+/// through one API than the other (an H100's 50 us stencil read 0.70-0.85x OpenCL/CUDA without
+/// it). Timed as the extra phase "spacer" and left out of the pass's total.
 class Spacer {
 public:
     explicit Spacer(const Device& device);
-    /// 32 MiB on a GPU (tens of microseconds, longer than a launch takes to reach it), 1 MiB on
-    /// other devices, and less where the device has little memory.
+    /// Twice the last-level cache (64 MiB on a GPU that does not say), 1 MiB on a CPU device,
+    /// and less where the device has little memory.
     static std::uint64_t bytes(const Device& device);
     void enqueue(Queue& queue) const;
 
 private:
+    Kernel kernel_;
     Buffer<float> scratch_;
+    Buffer<float> sink_;
 };
 
 /// Records an event at each phase boundary of one queue; the pass's sample is read once it is done.
