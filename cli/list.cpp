@@ -84,12 +84,20 @@ int list_command(const Arguments& arguments)
                       << (i == 0 && info.variants.size() > 1 ? " (the default)" : "");
         }
         std::cout << "\n";
-        Table table({{"parameter"}, {"default", Table::Align::right}, {"accepts"}, {"meaning"}});
+        Table table({{"parameter"}, {"default", Table::Align::right}, {"accepts"}, {"variants"}, {"meaning"}});
         for (const auto& parameter : info.parameters) {
+            std::string variants;
+            for (const auto& variant : parameter.variants) {
+                variants += (variants.empty() ? "" : ", ") + variant;
+            }
             table.add_row({parameter.name, parameter.default_value,
-                           accepted_values(parameter) + device_limits(*workload, info, parameter), parameter.help});
+                           accepted_values(parameter) + device_limits(*workload, info, parameter),
+                           variants.empty() ? "all" : variants, parameter.help});
         }
         table.print(std::cout, "    ");
+        for (const auto& rule : info.rules) {
+            std::cout << "    rule (" << rule.first << ", " << rule.second << "): " << rule.text << "\n";
+        }
         std::cout << "\n";
     }
     return exit_ok;

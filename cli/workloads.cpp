@@ -66,12 +66,18 @@ json::Value workload_json(const WorkloadInfo& info)
             break;
         }
         }
+        object.emplace_back("variants", json::Array(parameter.variants.begin(), parameter.variants.end()));
         parameters.push_back(std::move(object));
+    }
+    json::Array rules;
+    for (const auto& rule : info.rules) {
+        rules.push_back(json::Object{{"parameters", json::Array{rule.first, rule.second}}, {"rule", rule.text}});
     }
     return json::Object{{"name", info.name},
                         {"description", info.description},
                         {"variants", std::move(variants)},
-                        {"parameters", std::move(parameters)}};
+                        {"parameters", std::move(parameters)},
+                        {"rules", std::move(rules)}};
 }
 
 json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, std::string>& values)

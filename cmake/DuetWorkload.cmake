@@ -23,6 +23,8 @@ function(duet_add_workload name)
       INSTALL_RPATH "$ORIGIN/../.."
       INSTALL_RPATH_USE_LINK_PATH ON)
     install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/duet/workloads)
+    # The algorithm libraries (kernels, launcher, reference) that duet's agreement tests link.
+    set_property(GLOBAL APPEND PROPERTY DUET_ALGORITHM_LIBRARIES ${ARG_LIBRARIES})
   endif()
   set_property(GLOBAL APPEND PROPERTY DUET_WORKLOAD_TARGETS ${target})
 endfunction()
