@@ -58,6 +58,20 @@ TEST_P(KitRunner, RunsAndChecksASpec)
     EXPECT_EQ(result.output.size(), 1001u);
 }
 
+TEST_P(KitRunner, AnInputIsDrawnAsItsSpecSays)
+{
+    Spec spec = vector_add_spec();
+    spec.buffers[0].draw = [](std::size_t n, std::uint64_t) { return std::vector<float>(n, 3.0f); };
+    spec.reference = [](const Settings&, const HostArrays& arrays) {
+        for (float value : arrays.in("a")) {
+            EXPECT_EQ(value, 3.0f);
+        }
+        vector_add::reference(arrays.in("a"), arrays.in("b"), arrays.out("c"));
+    };
+    const SpecWorkload workload(std::move(spec));
+    EXPECT_TRUE(workload.run(request_for(device(), workload.info())).matches_reference());
+}
+
 TEST_P(KitRunner, AWritePastAnOutputsEndIsCaught)
 {
     // The whole allocation, sentinels included: what a kernel without its bounds check does.

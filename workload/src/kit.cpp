@@ -64,12 +64,12 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
 
 BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size)
 {
-    return {std::move(name), BufferSpec::Role::input, std::move(size), {}, {}};
+    return {std::move(name), BufferSpec::Role::input, std::move(size), {}, {}, {}};
 }
 
 BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size)
 {
-    return {std::move(name), BufferSpec::Role::output, std::move(size), {}, {}};
+    return {std::move(name), BufferSpec::Role::output, std::move(size), {}, {}, {}};
 }
 
 const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const
@@ -297,7 +297,12 @@ public:
             if (buffer.role == BufferSpec::Role::input) {
                 // Kinds a backend lacks throw Unsupported here, before anything runs.
                 array.host = device.alloc_host(n * sizeof(float), kind);
-                const auto values = random_floats(n, stream++);
+                const auto values = buffer.draw ? buffer.draw(n, stream++) : random_floats(n, stream++);
+                if (values.size() != n) {
+                    throw InvalidArgument("duet", "workload::Spec", 0, "",
+                                          "input '" + buffer.name + "' drew " + std::to_string(values.size()) +
+                                              " values for " + std::to_string(n) + " elements");
+                }
                 std::memcpy(array.host.data(), values.data(), n * sizeof(float));
                 array.device = kind == HostMemoryKind::mapped ? Buffer<float>(array.host.device_buffer())
                                                               : device.alloc<float>(n);

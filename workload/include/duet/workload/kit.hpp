@@ -43,13 +43,17 @@ struct BufferSpec {
     Role role = Role::input;
     /// Elements, from the settings.
     std::function<std::size_t(const Settings&)> size;
+    /// How an input's values are drawn from its seed: random_floats unless the spec says (a
+    /// workload whose inputs must be, say, positive or integral draws its own; never zeros).
+    std::function<std::vector<float>(std::size_t n, std::uint64_t seed)> draw;
     /// Host memory the array lives in (pageable unless the spec says): for an input of kind
     /// `mapped`, the kernel reads it in place and there is no copy in.
     std::function<HostMemoryKind(const Settings&)> host_memory;
     /// An output's layout, so a disagreement names its row and column.
     std::function<Shape(const Settings&)> shape;
 };
-/// An input drawn by random_floats from the run's seed (each input its own stream).
+/// An input drawn from the run's seed (each input its own stream), by random_floats unless its
+/// `draw` is set.
 BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size);
 /// An output, poisoned before each pass, with sentinels past its end that must survive.
 BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size);
