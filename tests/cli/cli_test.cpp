@@ -680,6 +680,25 @@ TEST(Cli, RepeatsAsksForExactlyThatManyTimedPasses)
     EXPECT_EQ(parse_or_fail(result.out)["run"]["samples"].number(), 3);
 }
 
+TEST(Cli, ARuleBetweenParametersIsRefusedNamingBothAndASweepSkipsThePoint)
+{
+    REQUIRE_A_DEVICE(device);
+    const auto run = run_duet({"run", "wrong", "--variant", "drift", "--device", device, "--set", "n=2000", "--set",
+                               "limit=1000"},
+                              wrong_plugins);
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err, HasSubstr("parameters 'n' (2000) and 'limit' (1000) of workload 'wrong' break a rule: n must "
+                                   "not exceed limit"));
+    const auto bench = run_duet({"bench", "wrong", "--variants", "drift", "--devices", device, "--sweep", "n=500,2000",
+                                 "--set", "limit=1000", "--repeats", "2", "--json"},
+                                wrong_plugins);
+    EXPECT_EQ(bench.exit_code, 0) << bench.err;
+    const auto json = parse_or_fail(bench.out);
+    EXPECT_EQ(json["counts"]["checked"].number(), 1);
+    EXPECT_EQ(json["counts"]["unsupported"].number(), 1);
+    EXPECT_THAT(bench.out, HasSubstr("skipped: parameters 'n' (2000) and 'limit' (1000)"));
+}
+
 TEST(Cli, TestRunsEveryDeclaredCaseOfAWorkload)
 {
     REQUIRE_A_DEVICE(device);

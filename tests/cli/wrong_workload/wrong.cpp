@@ -1,7 +1,7 @@
 // A workload wrong on purpose, for the CLI tests only (through DUET_PLUGIN_PATH). offset: adds 1e-3
 // and says so against the reference; drift and drift_too: claim to match, but each run in a
 // process adds another 1e-3, so only comparing devices, or variants, catches it; unsupported:
-// throws duet::Unsupported.
+// throws duet::Unsupported. Its rule (n <= limit) is what the CLI tests break.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/wrong.hpp>
@@ -18,9 +18,11 @@ public:
         return {"wrong",
                 "c = a + b, wrong on purpose (CLI tests only)",
                 {"offset", "drift", "drift_too", "unsupported"},
-                {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats")},
+                {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
+                 duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
                 {},
-                {}};
+                {{"n", "limit", "n must not exceed limit",
+                  [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }}}};
     }
 
     duet::Footprint footprint(const duet::RunRequest& request) const override
