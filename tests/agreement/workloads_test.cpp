@@ -56,7 +56,7 @@ std::string unsupported_reasons(const std::vector<workload::Run>& runs)
 {
     std::string reasons;
     for (const auto& run : runs) {
-        reasons += "\n" + workload::job_name(run.job) + ": " + run.reason;
+        reasons += (reasons.empty() ? " " : "; ") + workload::job_name(run.job) + ": " + run.reason;
     }
     return reasons;
 }
