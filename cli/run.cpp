@@ -54,15 +54,7 @@ void print_run(const Run& run)
     }
     for (const auto& [name, ms] : m.samples.empty() ? std::vector<std::pair<std::string, double>>{}
                                                      : m.samples.front().extra_phases) {
-        std::vector<double> values;
-        for (const auto& sample : m.samples) {
-            for (const auto& [extra, value] : sample.extra_phases) {
-                if (extra == name) {
-                    values.push_back(value);
-                }
-            }
-        }
-        row(name, workload::summarize(values), "an extra phase of this workload");
+        row(name, m.summary(name), "an extra phase of this workload");
     }
     table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
     for (const auto& [name, value] : m.extras) {

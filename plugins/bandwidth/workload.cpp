@@ -187,19 +187,6 @@ Sample run_pass(std::vector<Leg>& legs, bool raw, bool moved_by_kernel)
     return sample;
 }
 
-double raw_median_ms(const std::vector<Sample>& samples)
-{
-    std::vector<double> ms;
-    for (const auto& sample : samples) {
-        for (const auto& [name, value] : sample.extra_phases) {
-            if (name == raw_phase) {
-                ms.push_back(value);
-            }
-        }
-    }
-    return workload::summarize(ms).median;
-}
-
 // Throws naming the leg when a sentinel byte past the transfer is no longer zero.
 void check_sentinel_bytes(std::span<const std::uint8_t> tail, Phase phase)
 {
@@ -317,7 +304,7 @@ public:
         }
 
         if (raw) {
-            const double raw_gbps = gbps(bytes, raw_median_ms(result.samples));
+            const double raw_gbps = gbps(bytes, result.summary(raw_phase).median);
             result.extras.emplace_back("raw_gbps", raw_gbps);
             result.extras.emplace_back("duet_over_raw", result.rate() / raw_gbps);
         }

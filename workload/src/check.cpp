@@ -107,52 +107,46 @@ void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
 
 } // namespace
 
-void cross_check_devices(std::vector<Run*> runs)
-{
-    Run* base = baseline_of(runs);
-    for (Run* run : runs) {
-        if (base != nullptr && run != base && run->measured()) {
-            judge(*run, *base, run->device, base->job.label);
-        }
-    }
-}
+namespace {
 
-void cross_check_variants(std::vector<Run*> runs)
+/// One group of runs against its baseline, into each run's `slot`, named by `name_of` the base.
+/// Where `same_length_only`, runs whose output length differs from the base's are left alone.
+void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, const std::string& (*name_of)(const Run&),
+                       bool same_length_only)
 {
     Run* base = baseline_of(runs);
     for (Run* run : runs) {
         if (base != nullptr && run != base && run->measured() &&
-            run->measurement.output.size() == base->measurement.output.size()) {
-            judge(*run, *base, run->variant, base->job.variant);
+            (!same_length_only || run->measurement.output.size() == base->measurement.output.size())) {
+            judge(*run, *base, run->*slot, name_of(*base));
         }
     }
 }
 
+const std::string& label_of(const Run& run) { return run.job.label; }
+const std::string& variant_of(const Run& run) { return run.job.variant; }
+
+} // namespace
+
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end)
 {
-    std::vector<std::string> variants, devices;
-    for (auto run = begin; run != end; ++run) {
-        if (std::find(variants.begin(), variants.end(), run->job.variant) == variants.end()) {
-            variants.push_back(run->job.variant);
-        }
-        if (std::find(devices.begin(), devices.end(), run->job.label) == devices.end()) {
-            devices.push_back(run->job.label);
-        }
-    }
-    const auto group = [&](auto&& member) {
-        std::vector<Run*> runs;
+    // Each group: the runs that share a key (a variant, or a device), in order.
+    const auto groups = [&](const std::string& (*key_of)(const Run&)) {
+        std::vector<std::pair<std::string, std::vector<Run*>>> found;
         for (auto run = begin; run != end; ++run) {
-            if (member(*run)) {
-                runs.push_back(&*run);
+            auto group = std::find_if(found.begin(), found.end(), [&](const auto& g) { return g.first == key_of(*run); });
+            if (group == found.end()) {
+                group = found.insert(found.end(), {key_of(*run), {}});
             }
+            group->second.push_back(&*run);
         }
-        return runs;
+        return found;
     };
-    for (const auto& variant : variants) {
-        cross_check_devices(group([&](const Run& run) { return run.job.variant == variant; }));
+    for (const auto& [variant, runs] : groups(variant_of)) {
+        cross_check_group(runs, &Run::device, label_of, false);
     }
-    for (const auto& device : devices) {
-        cross_check_variants(group([&](const Run& run) { return run.job.label == device; }));
+    for (const auto& [device, runs] : groups(label_of)) {
+        cross_check_group(runs, &Run::variant, variant_of, true);
     }
     for (auto run = begin; run != end; ++run) {
         std::vector<float>().swap(run->measurement.output);

@@ -18,23 +18,19 @@ namespace {
 /// A quiet NaN no arithmetic produces (hardware NaNs carry an empty or all-ones payload).
 constexpr std::uint32_t poison_bits = 0x7fc0dead;
 
-std::vector<std::string> names(const std::vector<std::pair<std::string, Buffer<float>>>& buffers)
+/// The item of that name in `items` (name, item pairs); NotFound naming what the spec declares.
+template <class Item>
+const Item& named(const std::vector<std::pair<std::string, Item>>& items, std::string_view kind, std::string_view name)
 {
-    std::vector<std::string> list;
-    for (const auto& [name, buffer] : buffers) {
-        list.push_back(name);
-    }
-    return list;
-}
-
-[[noreturn]] void no_such(std::string_view kind, std::string_view name, const std::vector<std::string>& known)
-{
-    std::string list;
-    for (const auto& item : known) {
-        list += (list.empty() ? "" : ", ") + item;
+    std::string known;
+    for (const auto& [key, item] : items) {
+        if (key == name) {
+            return item;
+        }
+        known += (known.empty() ? "" : ", ") + key;
     }
     throw NotFound("duet", "workload::Spec", 0, "",
-                   "no " + std::string(kind) + " '" + std::string(name) + "'; the spec declares: " + list);
+                   "no " + std::string(kind) + " '" + std::string(name) + "'; the spec declares: " + known);
 }
 
 } // namespace
@@ -72,32 +68,11 @@ BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> 
     return {std::move(name), BufferSpec::Role::output, std::move(size), {}, {}, {}};
 }
 
-const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const
-{
-    for (const auto& [key, buffer] : buffers_) {
-        if (key == name) {
-            return buffer;
-        }
-    }
-    no_such("buffer", name, names(buffers_));
-}
+const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const { return named(buffers_, "buffer", name); }
 
-std::span<const float> HostArrays::in(std::string_view name) const
-{
-    return out(name);
-}
+std::span<const float> HostArrays::in(std::string_view name) const { return named(arrays_, "array", name); }
 
-std::span<float> HostArrays::out(std::string_view name) const
-{
-    std::vector<std::string> known;
-    for (const auto& [key, array] : arrays_) {
-        if (key == name) {
-            return array;
-        }
-        known.push_back(key);
-    }
-    no_such("array", name, known);
-}
+std::span<float> HostArrays::out(std::string_view name) const { return named(arrays_, "array", name); }
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
 {
@@ -165,16 +140,19 @@ void PhaseTimer::mark(const std::string& extra_phase) { marks_.push_back({std::n
 void PhaseTimer::space(const Spacer& spacer)
 {
     spacer.enqueue(*queue_);
-    mark("spacer");
+    marks_.push_back({std::nullopt, "spacer", queue_->record(), true});
 }
 
 Sample PhaseTimer::sample()
 {
     queue_->finish();
     Sample sample;
+    // The spacer only stands in for the host's launch latency: not part of the work.
+    double spacer_ms = 0;
     const Event* previous = &start_;
     for (const auto& mark : marks_) {
         const double ms = elapsed_ms(*previous, mark.event);
+        spacer_ms += mark.spacer ? ms : 0;
         if (mark.phase) {
             sample[*mark.phase] += ms;
         } else {
@@ -187,11 +165,6 @@ Sample PhaseTimer::sample()
             }
         }
         previous = &mark.event;
-    }
-    // The spacer only stands in for the host's launch latency: not part of the work.
-    double spacer_ms = 0;
-    for (const auto& [name, ms] : sample.extra_phases) {
-        spacer_ms += name == "spacer" ? ms : 0;
     }
     sample.total_ms = marks_.empty() ? 0 : elapsed_ms(start_, marks_.back().event) - spacer_ms;
     return sample;
@@ -222,7 +195,7 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
         // The kernel phase and the whole pass are what ratios divide: both must settle.
         std::vector<double> kernel, total;
         for (const auto& sample : samples) {
-            kernel.push_back(sample.rate_ms > 0 ? sample.rate_ms : sample.kernel_ms);
+            kernel.push_back(sample.rate_basis_ms());
             total.push_back(sample.total_ms);
         }
         return summarize(kernel).relative_half_width() <= timing.precision &&
@@ -273,7 +246,7 @@ void check_against_reference(const RunRequest& request, Measurement& result, std
     if (!request.verify) {
         return;
     }
-    std::vector<float> expected(n);
+    std::vector<float> expected(n, poison()); // an element the reference leaves unwritten fails too
     result.reference_ms = host_ms([&] { reference(std::span<float>(expected)); });
     result.agreement = compare(result.output, expected, result.tolerance, result.output_shape);
     result.max_error = result.agreement.max_error;
@@ -348,38 +321,35 @@ public:
         return timer.sample();
     }
 
-    /// The outputs of the last pass, end to end, after their sentinels are checked; and the
+    /// The outputs of the last pass, end to end, after their sentinels are checked, against the
     /// reference's, computed from the same inputs.
     void check(Measurement& result) const
     {
-        std::vector<float> expected;
-        std::vector<std::vector<float>> reference_outputs;
-        HostArrays arrays;
-        reference_outputs.reserve(arrays_.size()); // the spans below point into it
+        std::size_t outputs = 0;
         for (const auto& array : arrays_) {
-            const auto host = array.host.as<float>();
-            if (array.spec->role == BufferSpec::Role::input) {
-                arrays.arrays_.emplace_back(array.spec->name, host.first(array.size));
-                continue;
+            if (array.spec->role == BufferSpec::Role::output) {
+                const auto host = array.host.as<float>();
+                check_sentinels(host.subspan(array.size), array.spec->name);
+                result.output.insert(result.output.end(), host.begin(), host.begin() + array.size);
+                if (array.spec->shape) {
+                    result.output_shape = array.spec->shape(request_.settings);
+                }
+                outputs += array.size;
             }
-            check_sentinels(host.subspan(array.size), array.spec->name);
-            result.output.insert(result.output.end(), host.begin(), host.begin() + array.size);
-            if (array.spec->shape) {
-                result.output_shape = array.spec->shape(request_.settings);
+        }
+        check_against_reference(request_, result, outputs, [&](std::span<float> expected) {
+            // The inputs as drawn; each output a slice of `expected`, in the order of the spec.
+            HostArrays arrays;
+            std::size_t offset = 0;
+            for (const auto& array : arrays_) {
+                const bool input = array.spec->role == BufferSpec::Role::input;
+                arrays.arrays_.emplace_back(array.spec->name,
+                                            input ? array.host.as<float>().first(array.size)
+                                                  : expected.subspan(offset, array.size));
+                offset += input ? 0 : array.size;
             }
-            reference_outputs.emplace_back(array.size, poison());
-            arrays.arrays_.emplace_back(array.spec->name, reference_outputs.back());
-        }
-        if (!request_.verify) {
-            return;
-        }
-        result.reference_ms = host_ms([&] { spec_.reference(request_.settings, arrays); });
-        for (const auto& values : reference_outputs) {
-            expected.insert(expected.end(), values.begin(), values.end());
-        }
-        result.agreement = compare(result.output, expected, result.tolerance, result.output_shape);
-        result.max_error = result.agreement.max_error;
-        result.verified = true;
+            spec_.reference(request_.settings, arrays);
+        });
     }
 
     const DeviceBuffers& buffers() const { return buffers_; }

@@ -209,6 +209,13 @@ double Sample::operator[](Phase phase) const
     return phase == Phase::h2d ? h2d_ms : phase == Phase::kernel ? kernel_ms : d2h_ms;
 }
 
+double Sample::extra_phase_ms(const std::string& name) const
+{
+    const auto found = std::find_if(extra_phases.begin(), extra_phases.end(),
+                                    [&](const auto& extra) { return extra.first == name; });
+    return found == extra_phases.end() ? 0 : found->second;
+}
+
 namespace {
 
 template <class Field>
@@ -228,6 +235,11 @@ workload::Summary Measurement::summary(Phase phase) const
     return summarize_samples(samples, [&](const Sample& sample) { return sample[phase]; });
 }
 
+workload::Summary Measurement::summary(const std::string& extra_phase) const
+{
+    return summarize_samples(samples, [&](const Sample& sample) { return sample.extra_phase_ms(extra_phase); });
+}
+
 workload::Summary Measurement::total_summary() const
 {
     return summarize_samples(samples, [](const Sample& sample) { return sample.total_ms; });
@@ -235,7 +247,7 @@ workload::Summary Measurement::total_summary() const
 
 workload::Summary Measurement::rate_summary() const
 {
-    return summarize_samples(samples, [](const Sample& sample) { return sample.rate_ms > 0 ? sample.rate_ms : sample.kernel_ms; });
+    return summarize_samples(samples, [](const Sample& sample) { return sample.rate_basis_ms(); });
 }
 
 void Measurement::set_medians()

@@ -1,9 +1,9 @@
 // Workload plugins: an algorithm's CUDA and OpenCL kernels behind one description (name,
 // variants, parameters, the rules between them) and one run step that times every phase on the
 // device clock, repeated until the median settles, and checks the result against the CPU
-// reference. Most workloads are written as a Spec (duet/workload/kit.hpp), which does all of it. The CLI discovers them at run time, so a user adds a
-// kernel pair without rebuilding duet: a shared library named libduet_workload_<name>.so that
-// ends with DUET_EXPORT_WORKLOAD(TheirWorkload).
+// reference. Most workloads are written as a Spec (duet/workload/kit.hpp), which does all of it.
+// The CLI discovers them at run time, so a user adds a kernel pair without rebuilding duet: a
+// shared library named libduet_workload_<name>.so that ends with DUET_EXPORT_WORKLOAD(...).
 #pragma once
 
 #include <cstdint>
@@ -106,7 +106,7 @@ struct Sample {
     double h2d_ms = 0;
     double kernel_ms = 0;
     double d2h_ms = 0;
-    double total_ms = 0; ///< first copy in to last copy out
+    double total_ms = 0; ///< first copy in to last copy out, less the spacer (kit.hpp)
     /// The time the rate is over when the measured operation is not a kernel (a host-device copy
     /// of the bandwidth workload); 0 means the kernel phase.
     double rate_ms = 0;
@@ -114,6 +114,10 @@ struct Sample {
 
     double& operator[](Phase phase);
     double operator[](Phase phase) const;
+    /// What the rate is over: rate_ms where the workload sets it, else the kernel phase.
+    double rate_basis_ms() const { return rate_ms > 0 ? rate_ms : kernel_ms; }
+    /// The time of the extra phase of that name; 0 where the pass has none.
+    double extra_phase_ms(const std::string& name) const;
 };
 
 /// One run of one variant on one device: every timed pass, their medians, and the check. Times
@@ -142,8 +146,9 @@ struct Measurement {
 
     /// The summary of one quantity over the samples.
     workload::Summary summary(Phase phase) const;
+    workload::Summary summary(const std::string& extra_phase) const;
     workload::Summary total_summary() const;
-    workload::Summary rate_summary() const; ///< of rate_ms where the workload sets it, else of the kernel phase
+    workload::Summary rate_summary() const; ///< of each sample's rate_basis_ms()
     /// Sets h2d_ms, kernel_ms, d2h_ms, total_ms and rate_ms to the medians of the samples.
     void set_medians();
 

@@ -64,15 +64,11 @@ struct Run {
 /// text as the reason.
 Run execute(const Job& job, bool verify);
 
-/// Compares the outputs of `runs` (one variant on several devices) with the first run that
-/// matches the reference. A run that differs by more than both tolerances becomes wrong.
-void cross_check_devices(std::vector<Run*> runs);
-/// Compares the outputs of `runs` (several variants on one device) with the first variant that
-/// matches the reference: two variants that disagree on one device are a disagreement. Outputs of
-/// another length (a variant that computes over other dimensions) are not compared.
-void cross_check_variants(std::vector<Run*> runs);
-/// Every cross check of a workload's runs, grouped by variant and by device; then the outputs
-/// are released.
+/// Every cross check of a workload's runs; then the outputs are released. The devices of one
+/// variant are compared with the first that matches the reference (a run that differs by more
+/// than both tolerances becomes wrong), and so are the variants on one device: two variants that
+/// disagree on one device are a disagreement. Variants whose outputs differ in length (computed
+/// over other dimensions) are not compared.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 
 /// Runs one of a workload's declared test cases (index `test_case` of info.test_cases) with every

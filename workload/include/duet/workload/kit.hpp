@@ -183,6 +183,7 @@ private:
         std::optional<Phase> phase;
         std::string extra;
         Event event;
+        bool spacer = false; ///< left out of the total
     };
     std::vector<Mark> marks_;
 };
