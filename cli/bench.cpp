@@ -226,10 +226,11 @@ void print_table(const Benchmark& bench)
             table.add_row_with_text(std::move(cells), to_string(point.status) + ": " + headline(point.reason, 120));
             continue;
         }
-        cells.insert(cells.end(), {format::milliseconds(workload::summarize(point.kernel_ms).median), spread(point.kernel_ms),
-                                   format::milliseconds(workload::summarize(point.total_ms).median),
-                                   format::rate(workload::summarize(point.rate).median), format::error(point.max_error),
-                                   point.status == Status::ok ? "ok" : "WRONG"});
+        cells.insert(cells.end(),
+                     {format::milliseconds(workload::summarize(point.kernel_ms).median), spread(point.kernel_ms),
+                      format::milliseconds(workload::summarize(point.total_ms).median),
+                      format::rate(workload::summarize(point.rate).median), format::error(point.max_error),
+                      point.status == Status::ok ? "ok" : "WRONG"});
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
@@ -350,8 +351,8 @@ std::string csv_text(const Benchmark& bench)
             row.push_back(point.job.settings.values().at(parameter.name));
         }
         const auto number = [&](double value) { return point.measured() ? format::exact(value) : std::string(); };
-        const workload::Summary kernel = workload::summarize(point.kernel_ms), total = workload::summarize(point.total_ms),
-                    rate = workload::summarize(point.rate);
+        const workload::Summary kernel = workload::summarize(point.kernel_ms),
+                                total = workload::summarize(point.total_ms), rate = workload::summarize(point.rate);
         for (std::string field :
              {to_string(point.status), point.reason, std::to_string(point.kernel_ms.size()), number(kernel.median),
               number(kernel.min), number(kernel.max), number(kernel.q1), number(kernel.q3), number(total.median),
@@ -405,9 +406,8 @@ int bench_command(const Arguments& arguments)
     for (const auto& point_settings : settings) {
         for (const auto& variant : variants) {
             for (const auto& [device, label] : devices) {
-                const Job job{workload,   bench.info, variant,
-                              point_settings, device, label,
-                              bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
+                const Job job{workload, bench.info, variant,    point_settings,
+                              device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
                 if (const auto broken = point_settings.broken_rule(bench.info)) {
                     Point skipped(job);
                     skipped.status = Status::unsupported;

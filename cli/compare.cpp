@@ -138,13 +138,12 @@ void print_workload(const std::vector<Run>& runs, std::size_t first)
             const std::string spread = format::spread(summary);
             return format::milliseconds(median) + (spread.empty() ? "" : " " + spread);
         };
-        cells.insert(cells.end(),
-                     {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
-                      with_spread(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
-                      with_spread(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
-                      m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
-                      difference(run.device, "base"), difference(run.variant, "base"),
-                      run.status == Status::ok ? "yes" : "NO"});
+        cells.insert(cells.end(), {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
+                                   with_spread(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
+                                   with_spread(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
+                                   m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
+                                   difference(run.device, "base"), difference(run.variant, "base"),
+                                   run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
@@ -200,41 +199,14 @@ std::string csv_text(const Comparison& comparison)
 {
     std::ostringstream out;
     const auto& build = build_info();
-    csv::write_row(out, {"workload",
-                         "variant",
-                         "settings",
-                         "device",
-                         "device_name",
-                         "api",
-                         "driver_version",
-                         "api_version",
-                         "backend_version",
-                         "status",
-                         "reason",
-                         "samples",
-                         "h2d_ms",
-                         "kernel_ms",
-                         "kernel_ms_low",
-                         "kernel_ms_high",
-                         "d2h_ms",
-                         "total_ms",
-                         "total_ms_low",
-                         "total_ms_high",
-                         "reference_ms",
-                         "rate",
-                         "rate_unit",
-                         "max_error",
-                         "max_ulps",
-                         "differing",
-                         "tolerance",
-                         "baseline",
-                         "difference",
-                         "allowed_difference",
-                         "seed",
-                         "duet_version",
-                         "duet_commit",
-                         "compiler",
-                         "cuda_compiler"});
+    csv::write_row(
+        out,
+        {"workload",       "variant",       "settings",        "device",         "device_name",  "api",
+         "driver_version", "api_version",   "backend_version", "status",         "reason",       "samples",
+         "h2d_ms",         "kernel_ms",     "kernel_ms_low",   "kernel_ms_high", "d2h_ms",       "total_ms",
+         "total_ms_low",   "total_ms_high", "reference_ms",    "rate",           "rate_unit",    "max_error",
+         "max_ulps",       "differing",     "tolerance",       "baseline",       "difference",   "allowed_difference",
+         "seed",           "duet_version",  "duet_commit",     "compiler",       "cuda_compiler"});
     for (const auto& run : comparison.runs) {
         const auto& m = run.measurement;
         const auto& p = run.job.device.properties();
@@ -268,7 +240,8 @@ std::string csv_text(const Comparison& comparison)
                              rate_unit(m.unit),
                              number(m.max_error),
                              checked && m.agreement.max_ulps != UINT64_MAX ? std::to_string(m.agreement.max_ulps)
-                                                                          : checked ? "NaN" : "",
+                             : checked                                     ? "NaN"
+                                                                           : "",
                              checked ? std::to_string(m.agreement.differing) : "",
                              number(m.tolerance),
                              run.device.with,
@@ -346,8 +319,8 @@ int compare_command(const Arguments& arguments)
         const std::size_t first = comparison.runs.size();
         for (const auto& variant : plan.variants) {
             for (const auto& [device, label] : devices) {
-                const Job job{plan.workload,   plan.info, variant,         plan.settings,
-                              device, label, comparison.seed, comparison.timing};
+                const Job job{plan.workload, plan.info, variant,         plan.settings,
+                              device,        label,     comparison.seed, comparison.timing};
                 progress.start(job_name(job));
                 comparison.runs.push_back(execute(job, true));
             }

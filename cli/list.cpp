@@ -14,8 +14,8 @@ bool fits(const Workload& workload, const WorkloadInfo& info, const Device& devi
           std::int64_t value)
 {
     try {
-        const RunRequest request{device, info.variants.front(), Settings(info, {{name, std::to_string(value)}}), true, 1,
-                                 {}};
+        const RunRequest request{
+            device, info.variants.front(), Settings(info, {{name, std::to_string(value)}}), true, 1, {}};
         check_fits(workload.footprint(request), device, info.name);
         return true;
     } catch (const OutOfMemory&) {

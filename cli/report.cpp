@@ -170,10 +170,11 @@ std::string ulp_section(std::span<const Run> runs)
         if (!run.measurement.verified || agreement.differing == 0) {
             continue;
         }
-        std::vector<Cell> cells{{run.job.label, ""},
-                                {run.job.variant, ""},
-                                {std::to_string(agreement.differing) + " of " + std::to_string(agreement.count), "number"},
-                                {agreement.where(agreement.max_ulps_index), ""}};
+        std::vector<Cell> cells{
+            {run.job.label, ""},
+            {run.job.variant, ""},
+            {std::to_string(agreement.differing) + " of " + std::to_string(agreement.count), "number"},
+            {agreement.where(agreement.max_ulps_index), ""}};
         for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
             const std::size_t count = bucket < agreement.histogram.size() ? agreement.histogram[bucket] : 0;
             used[bucket] = used[bucket] || count > 0;
@@ -501,8 +502,10 @@ std::string point_bars(const Benchmark& bench, const std::map<std::string, std::
             times.groups.push_back({point.job.variant, {}});
         }
         const std::string label = point.job.label + " " + api_label(point.job.device);
-        rates.groups.back().bars.push_back({label, {workload::summarize(point.rate).median}, colours.at(point.job.label)});
-        times.groups.back().bars.push_back({label, {workload::summarize(point.kernel_ms).median}, colours.at(point.job.label)});
+        rates.groups.back().bars.push_back(
+            {label, {workload::summarize(point.rate).median}, colours.at(point.job.label)});
+        times.groups.back().bars.push_back(
+            {label, {workload::summarize(point.kernel_ms).median}, colours.at(point.job.label)});
     }
     rates.title = bench.info.name + ": " + common_rate_name(rate_names) + " (median)";
     rates.unit = unit;

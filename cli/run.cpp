@@ -52,8 +52,8 @@ void print_run(const Run& run)
     if (copy_rate) {
         row(rate_name(m), m.rate_summary(), rate);
     }
-    for (const auto& [name, ms] : m.samples.empty() ? std::vector<std::pair<std::string, double>>{}
-                                                     : m.samples.front().extra_phases) {
+    for (const auto& [name, ms] :
+         m.samples.empty() ? std::vector<std::pair<std::string, double>>{} : m.samples.front().extra_phases) {
         row(name, m.summary(name), "an extra phase of this workload");
     }
     table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
@@ -64,10 +64,10 @@ void print_run(const Run& run)
     if (phases_overlap(m)) {
         std::cout << "\n" << overlap_note << "\n";
     }
-    std::cout << "\n" << m.samples.size() << (m.samples.size() == 1 ? " timed pass" : " timed passes")
-              << "; against the CPU reference: "
-              << (m.verified ? m.agreement.describe() : std::string("not checked")) << "\nmax error "
-              << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
+    std::cout << "\n"
+              << m.samples.size() << (m.samples.size() == 1 ? " timed pass" : " timed passes")
+              << "; against the CPU reference: " << (m.verified ? m.agreement.describe() : std::string("not checked"))
+              << "\nmax error " << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
               << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"
               << (run.status == Status::ok ? "result: matches the CPU reference" : "result: WRONG: " + run.reason)
               << "\n";
@@ -85,8 +85,10 @@ int run_command(const Arguments& arguments)
     const auto variant = pick_variants(info, arguments.list("variant")).front();
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
     const Device device = select_device(arguments.value("device").value_or(""));
-    const Job job{workload, info,          variant, make_settings(info, arguments.assignments("set")),
-                  device,   device.selector(), seed,  timing_from(arguments)};
+    const Job job{workload, info,
+                  variant,  make_settings(info, arguments.assignments("set")),
+                  device,   device.selector(),
+                  seed,     timing_from(arguments)};
     auto outputs = Outputs::open(arguments);
 
     const Run run = execute(job, true);

@@ -87,11 +87,11 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
             if (opencl.measured() && opencl.job.device.backend() == "opencl" &&
                 opencl.job.device.properties().pci_bus_id == gpu.pci_bus_id &&
                 opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
-                pairs.push_back({cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label,
-                                 opencl.job.label,
-                                 workload::ratio(opencl.measurement.summary(Phase::kernel),
-                                                 cuda.measurement.summary(Phase::kernel)),
-                                 workload::ratio(opencl.measurement.total_summary(), cuda.measurement.total_summary())});
+                pairs.push_back(
+                    {cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label, opencl.job.label,
+                     workload::ratio(opencl.measurement.summary(Phase::kernel),
+                                     cuda.measurement.summary(Phase::kernel)),
+                     workload::ratio(opencl.measurement.total_summary(), cuda.measurement.total_summary())});
             }
         }
     }
@@ -228,8 +228,8 @@ workload::Timing timing_from(const Arguments& arguments)
     workload::Timing timing;
     timing.warmup = static_cast<unsigned>(arguments.number("warmup", timing.warmup, 0, 1000));
     if (arguments.has("repeats")) {
-        timing = workload::Timing::exactly(static_cast<unsigned>(arguments.number("repeats", 1, 1, 100000)),
-                                           timing.warmup);
+        timing =
+            workload::Timing::exactly(static_cast<unsigned>(arguments.number("repeats", 1, 1, 100000)), timing.warmup);
     }
     return timing;
 }
@@ -244,9 +244,8 @@ std::string describe_timing(const workload::Timing& timing)
         return warmup + passes(timing.min_runs, "timed") + " per run";
     }
     return warmup + std::to_string(timing.min_runs) + " to " + std::to_string(timing.max_runs) +
-           " timed passes per run, until the median's interval is within ±" +
-           format::figure(100 * timing.precision) + "% or " + format::milliseconds(timing.budget_ms) +
-           " ms of passes are spent";
+           " timed passes per run, until the median's interval is within ±" + format::figure(100 * timing.precision) +
+           "% or " + format::milliseconds(timing.budget_ms) + " ms of passes are spent";
 }
 
 json::Value timing_json(const workload::Timing& timing)
@@ -321,41 +320,41 @@ json::Value run_json(const Run& run)
     for (const auto& [name, value] : m.extras) {
         extras.emplace_back(name, value);
     }
-    return json::Object{{"workload", run.job.info.name},
-                        {"variant", run.job.variant},
-                        {"settings", settings_json(run.job.info, run.job.settings.values())},
-                        {"device", run.job.label},
-                        {"selector", run.job.device.selector()},
-                        {"device_name", run.job.device.properties().name},
-                        {"api", api_label(run.job.device)},
-                        {"status", to_string(run.status)},
-                        {"reason", run.reason},
-                        {"samples", m.samples.size()},
-                        {"h2d_ms", measured(m.h2d_ms)},
-                        {"kernel_ms", measured(m.kernel_ms)},
-                        {"d2h_ms", measured(m.d2h_ms)},
-                        {"total_ms", measured(m.total_ms)},
-                        {"statistics",
-                         run.measured() ? json::Value(json::Object{{"h2d_ms", statistics(m.summary(Phase::h2d))},
-                                                                   {"kernel_ms", statistics(m.summary(Phase::kernel))},
-                                                                   {"d2h_ms", statistics(m.summary(Phase::d2h))},
-                                                                   {"total_ms", statistics(m.total_summary())},
-                                                                   {"rate_ms", statistics(m.rate_summary())}})
-                                        : json::Value()},
-                        {"reference_ms", measured(m.reference_ms)},
-                        {"rate", measured(m.rate())},
-                        {"rate_unit", rate_unit(m.unit)},
-                        {"work", measured(m.work)},
-                        {"max_error", measured(m.max_error)},
-                        {"tolerance", measured(m.tolerance)},
-                        {"tolerance_reason", m.tolerance_reason},
-                        {"agreement", m.verified ? agreement_json(m.agreement) : json::Value()},
-                        {"baseline", run.device.with},
-                        {"difference", run.device.compared() ? json::Value(run.device.agreement.max_error) : json::Value()},
-                        {"allowed_difference", run.device.compared() ? json::Value(run.device.allowed) : json::Value()},
-                        {"device_agreement", comparison_json(run.device)},
-                        {"variant_agreement", comparison_json(run.variant)},
-                        {"extras", std::move(extras)}};
+    return json::Object{
+        {"workload", run.job.info.name},
+        {"variant", run.job.variant},
+        {"settings", settings_json(run.job.info, run.job.settings.values())},
+        {"device", run.job.label},
+        {"selector", run.job.device.selector()},
+        {"device_name", run.job.device.properties().name},
+        {"api", api_label(run.job.device)},
+        {"status", to_string(run.status)},
+        {"reason", run.reason},
+        {"samples", m.samples.size()},
+        {"h2d_ms", measured(m.h2d_ms)},
+        {"kernel_ms", measured(m.kernel_ms)},
+        {"d2h_ms", measured(m.d2h_ms)},
+        {"total_ms", measured(m.total_ms)},
+        {"statistics", run.measured() ? json::Value(json::Object{{"h2d_ms", statistics(m.summary(Phase::h2d))},
+                                                                 {"kernel_ms", statistics(m.summary(Phase::kernel))},
+                                                                 {"d2h_ms", statistics(m.summary(Phase::d2h))},
+                                                                 {"total_ms", statistics(m.total_summary())},
+                                                                 {"rate_ms", statistics(m.rate_summary())}})
+                                      : json::Value()},
+        {"reference_ms", measured(m.reference_ms)},
+        {"rate", measured(m.rate())},
+        {"rate_unit", rate_unit(m.unit)},
+        {"work", measured(m.work)},
+        {"max_error", measured(m.max_error)},
+        {"tolerance", measured(m.tolerance)},
+        {"tolerance_reason", m.tolerance_reason},
+        {"agreement", m.verified ? agreement_json(m.agreement) : json::Value()},
+        {"baseline", run.device.with},
+        {"difference", run.device.compared() ? json::Value(run.device.agreement.max_error) : json::Value()},
+        {"allowed_difference", run.device.compared() ? json::Value(run.device.allowed) : json::Value()},
+        {"device_agreement", comparison_json(run.device)},
+        {"variant_agreement", comparison_json(run.variant)},
+        {"extras", std::move(extras)}};
 }
 
 json::Value pair_json(const ApiPair& pair)

@@ -19,9 +19,9 @@
 namespace duet::cli {
 
 using workload::Job;
+using workload::job_name;
 using workload::Run;
 using workload::Status;
-using workload::job_name;
 using workload::to_string;
 
 /// "<name>: <reason>", the reason led by "failed: " or "unsupported: " for those statuses.

@@ -13,9 +13,18 @@ namespace {
 using namespace duet;
 using namespace duet::workload;
 
-std::size_t width(const Settings& settings) { return static_cast<std::size_t>(settings.integer("width")); }
-std::size_t height(const Settings& settings) { return static_cast<std::size_t>(settings.integer("height")); }
-std::size_t points(const Settings& settings) { return width(settings) * height(settings); }
+std::size_t width(const Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("width"));
+}
+std::size_t height(const Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("height"));
+}
+std::size_t points(const Settings& settings)
+{
+    return width(settings) * height(settings);
+}
 
 /// The CPU reference, summing in the kernels' order.
 void reference(const Settings& settings, const HostArrays& arrays)

@@ -64,7 +64,11 @@ public:
                 // Tiny, odd, not a multiple of the block in any dimension, and large in 2D and 3D.
                 {{{"width", "1"}, {"height", "1"}},
                  {{"width", "7"}, {"height", "5"}, {"depth", "3"}},
-                 {{"width", "100"}, {"height", "37"}, {"depth", "9"}, {"block_x", "16"}, {"block_y", "4"},
+                 {{"width", "100"},
+                  {"height", "37"},
+                  {"depth", "9"},
+                  {"block_x", "16"},
+                  {"block_y", "4"},
                   {"block_z", "2"}},
                  {{"width", "2048"}, {"height", "2048"}},
                  {{"width", "256"}, {"height", "256"}, {"depth", "64"}}},
@@ -77,7 +81,8 @@ public:
         const std::uint64_t rows = volume.height * volume.depth;
         // Rows padded as the backends pad them: to the device's alignment, and cuMemAllocPitch's
         // 512 bytes, whichever is larger.
-        const std::uint64_t alignment = std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
+        const std::uint64_t alignment =
+            std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
         const std::uint64_t pitched = (volume.width * sizeof(float) + alignment - 1) / alignment * alignment * rows;
         const std::uint64_t dense = volume.count() * sizeof(float);
         // A, B and C pitched on the device. On the host A, B and the result dense, then C read

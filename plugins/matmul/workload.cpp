@@ -294,8 +294,9 @@ public:
             // that the ratio is of two medians; its result is checked too.
             sequential_output.resize(result.output.size());
             std::vector<double> sequential_ms;
-            for (const auto& sample : workload::repeat(
-                     request.timing, [&] { return run_sequential(launcher, queue, batch, spacer, sequential_output); })) {
+            for (const auto& sample : workload::repeat(request.timing, [&] {
+                     return run_sequential(launcher, queue, batch, spacer, sequential_output);
+                 })) {
                 sequential_ms.push_back(sample.total_ms);
             }
             const double sequential = workload::summarize(sequential_ms).median;

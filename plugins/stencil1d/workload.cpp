@@ -19,12 +19,21 @@ using namespace duet::workload;
 /// Runs of the kernel and of the copy whose best gives the figures' rates.
 constexpr int benchmark_repeats = 3;
 
-std::size_t n(const Settings& settings) { return static_cast<std::size_t>(settings.integer("n")); }
+std::size_t n(const Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("n"));
+}
 
-HostMemoryKind memory(const Settings& settings) { return host_memory_kind(settings.text("memory")); }
+HostMemoryKind memory(const Settings& settings)
+{
+    return host_memory_kind(settings.text("memory"));
+}
 
 /// One read and one write per element: the halo's extra reads are served by the cache.
-double bytes_moved(const Settings& settings) { return 2.0 * n(settings) * sizeof(float); }
+double bytes_moved(const Settings& settings)
+{
+    return 2.0 * n(settings) * sizeof(float);
+}
 
 Spec spec()
 {

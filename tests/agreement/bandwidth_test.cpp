@@ -91,8 +91,9 @@ TEST(BandwidthWorkloadVariants, AnUnknownVariantIsNotFound)
         GTEST_SKIP() << "no device";
     }
     const auto workload = WorkloadRegistry::global().find("bandwidth");
-    expect_error<NotFound>(
-        [&] { workload->run({devices.front(), "swapped", Settings(workload->info(), {}), true, test_seed()}); });
+    expect_error<NotFound>([&] {
+        workload->run({devices.front(), "swapped", Settings(workload->info(), {}), true, test_seed()});
+    });
 }
 
 } // namespace

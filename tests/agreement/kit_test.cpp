@@ -15,7 +15,10 @@ namespace {
 
 using namespace duet::workload;
 
-std::size_t size_n(const Settings& settings) { return static_cast<std::size_t>(settings.integer("n")); }
+std::size_t size_n(const Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("n"));
+}
 
 /// c = a + b through vector_add's launcher, unless `launch` is given instead.
 Spec vector_add_spec(std::function<void(Queue&, const DeviceBuffers&, std::size_t)> launch = {})
@@ -75,9 +78,8 @@ TEST_P(KitRunner, AnInputIsDrawnAsItsSpecSays)
 TEST_P(KitRunner, AWritePastAnOutputsEndIsCaught)
 {
     // The whole allocation, sentinels included: what a kernel without its bounds check does.
-    const SpecWorkload workload(vector_add_spec([](Queue& queue, const DeviceBuffers& buffers, std::size_t) {
-        queue.fill(buffers["c"], 1.0f);
-    }));
+    const SpecWorkload workload(vector_add_spec(
+        [](Queue& queue, const DeviceBuffers& buffers, std::size_t) { queue.fill(buffers["c"], 1.0f); }));
     const auto error = expect_error<Error>([&] { workload.run(request_for(device(), workload.info())); });
     ASSERT_TRUE(error);
     EXPECT_NE(error->message().find("wrote past the end of c"), std::string::npos) << error->message();
@@ -96,11 +98,10 @@ TEST_P(KitRunner, AnOutputNobodyWroteFailsTheReference)
 TEST_P(KitRunner, TimesAsManyPassesAsTheTimingAsks)
 {
     auto launches = std::make_shared<std::atomic<int>>(0);
-    const SpecWorkload workload(
-        vector_add_spec([launches](Queue& queue, const DeviceBuffers& buffers, std::size_t n) {
-            ++*launches;
-            vector_add::Launcher(queue.device()).run(queue, buffers["a"], buffers["b"], buffers["c"], n);
-        }));
+    const SpecWorkload workload(vector_add_spec([launches](Queue& queue, const DeviceBuffers& buffers, std::size_t n) {
+        ++*launches;
+        vector_add::Launcher(queue.device()).run(queue, buffers["a"], buffers["b"], buffers["c"], n);
+    }));
     const Measurement result = workload.run(request_for(device(), workload.info(), Timing::exactly(7, 2)));
     EXPECT_EQ(result.samples.size(), 7u);
     EXPECT_EQ(launches->load(), 9);
@@ -182,12 +183,13 @@ TEST(KitAgreement, CountsUlpsAndNamesWhere)
 
 TEST(KitRules, ABrokenRuleNamesBothParameters)
 {
-    WorkloadInfo info{"ruled", "", {"default"},
+    WorkloadInfo info{"ruled",
+                      "",
+                      {"default"},
                       {integer_parameter("block_x", 32, 1, 1024, ""), integer_parameter("block_y", 8, 1, 1024, "")},
                       {},
-                      {{"block_x", "block_y", "block_x * block_y must not exceed 1024", [](const Settings& s) {
-                            return s.integer("block_x") * s.integer("block_y") <= 1024;
-                        }}}};
+                      {{"block_x", "block_y", "block_x * block_y must not exceed 1024",
+                        [](const Settings& s) { return s.integer("block_x") * s.integer("block_y") <= 1024; }}}};
     EXPECT_NO_THROW(Settings(info, {{"block_x", "32"}, {"block_y", "32"}}));
     const auto error = expect_error<InvalidArgument>([&] { Settings(info, {{"block_x", "64"}, {"block_y", "32"}}); });
     ASSERT_TRUE(error);

@@ -17,7 +17,10 @@ struct VariantParam {
     stencil1d::Variant variant;
 };
 
-void PrintTo(const VariantParam& variant, std::ostream* os) { *os << variant.name; }
+void PrintTo(const VariantParam& variant, std::ostream* os)
+{
+    *os << variant.name;
+}
 
 const VariantParam variants[] = {{"naive", stencil1d::Variant::naive}, {"shared", stencil1d::Variant::shared}};
 

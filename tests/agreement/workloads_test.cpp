@@ -19,7 +19,10 @@ struct WorkloadCase {
     std::string variant; ///< one variant, or empty for every variant
 };
 
-void PrintTo(const WorkloadCase& work, std::ostream* os) { *os << work.name; }
+void PrintTo(const WorkloadCase& work, std::ostream* os)
+{
+    *os << work.name;
+}
 
 std::vector<WorkloadCase> workload_cases()
 {
@@ -81,7 +84,8 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<WorkloadCase, De
 }
 
 INSTANTIATE_TEST_SUITE_P(Workloads, WorkloadAgreement,
-                         ::testing::Combine(::testing::ValuesIn(workload_cases()), ::testing::ValuesIn(device_params())),
+                         ::testing::Combine(::testing::ValuesIn(workload_cases()),
+                                            ::testing::ValuesIn(device_params())),
                          case_name);
 
 class WorkloadCrossDevice : public ::testing::TestWithParam<WorkloadCase> {};

@@ -675,7 +675,8 @@ TEST(Cli, CompareJsonCarriesEveryPhasesStatisticsAndTheAgreementInUlps)
 TEST(Cli, RepeatsAsksForExactlyThatManyTimedPasses)
 {
     REQUIRE_A_DEVICE(device);
-    const auto result = run_duet({"run", "vector_add", "--device", device, "--set", "n=1000", "--repeats", "3", "--json"});
+    const auto result =
+        run_duet({"run", "vector_add", "--device", device, "--set", "n=1000", "--repeats", "3", "--json"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(parse_or_fail(result.out)["run"]["samples"].number(), 3);
 }
@@ -683,9 +684,9 @@ TEST(Cli, RepeatsAsksForExactlyThatManyTimedPasses)
 TEST(Cli, ARuleBetweenParametersIsRefusedNamingBothAndASweepSkipsThePoint)
 {
     REQUIRE_A_DEVICE(device);
-    const auto run = run_duet({"run", "wrong", "--variant", "drift", "--device", device, "--set", "n=2000", "--set",
-                               "limit=1000"},
-                              wrong_plugins);
+    const auto run =
+        run_duet({"run", "wrong", "--variant", "drift", "--device", device, "--set", "n=2000", "--set", "limit=1000"},
+                 wrong_plugins);
     EXPECT_EQ(run.exit_code, 2);
     EXPECT_THAT(run.err, HasSubstr("parameters 'n' (2000) and 'limit' (1000) of workload 'wrong' break a rule: n must "
                                    "not exceed limit"));

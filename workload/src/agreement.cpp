@@ -65,8 +65,7 @@ Agreement compare(std::span<const float> got, std::span<const float> want, doubl
     }
     agreement.count = got.size();
     for (std::size_t i = 0; i < got.size(); ++i) {
-        const double error =
-            std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), 1.0);
+        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), 1.0);
         const bool nan = std::isnan(error);
         const std::uint64_t ulps = ulp_distance(got[i], want[i]);
         const bool same = std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want[i]) && !nan;
@@ -82,9 +81,9 @@ Agreement compare(std::span<const float> got, std::span<const float> want, doubl
             agreement.max_ulps = ulps;
             agreement.max_ulps_index = i;
         }
-        ++agreement.histogram[ulps == std::numeric_limits<std::uint64_t>::max() ? nan_bucket
-                                                                                 : std::min<std::size_t>(
-                                                                                       std::bit_width(ulps), 32)];
+        ++agreement.histogram[ulps == std::numeric_limits<std::uint64_t>::max()
+                                  ? nan_bucket
+                                  : std::min<std::size_t>(std::bit_width(ulps), 32)];
     }
     return agreement;
 }

@@ -93,7 +93,8 @@ void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
 {
     slot.with = with;
     slot.allowed = base.measurement.tolerance + run.measurement.tolerance;
-    slot.agreement = compare(run.measurement.output, base.measurement.output, slot.allowed, run.measurement.output_shape);
+    slot.agreement =
+        compare(run.measurement.output, base.measurement.output, slot.allowed, run.measurement.output_shape);
     if (slot.agreement.size_mismatch) {
         run.status = Status::wrong;
         add_reason(run, "its output has " + std::to_string(run.measurement.output.size()) + " values, " + with +
@@ -123,8 +124,14 @@ void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, con
     }
 }
 
-const std::string& label_of(const Run& run) { return run.job.label; }
-const std::string& variant_of(const Run& run) { return run.job.variant; }
+const std::string& label_of(const Run& run)
+{
+    return run.job.label;
+}
+const std::string& variant_of(const Run& run)
+{
+    return run.job.variant;
+}
 
 } // namespace
 
@@ -134,7 +141,8 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
     const auto groups = [&](const std::string& (*key_of)(const Run&)) {
         std::vector<std::pair<std::string, std::vector<Run*>>> found;
         for (auto run = begin; run != end; ++run) {
-            auto group = std::find_if(found.begin(), found.end(), [&](const auto& g) { return g.first == key_of(*run); });
+            auto group =
+                std::find_if(found.begin(), found.end(), [&](const auto& g) { return g.first == key_of(*run); });
             if (group == found.end()) {
                 group = found.insert(found.end(), {key_of(*run), {}});
             }

@@ -38,8 +38,14 @@ const Item& named(const std::vector<std::pair<std::string, Item>>& items, std::s
 WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
                                     std::string help, std::vector<std::string> variants)
 {
-    return {std::move(name), WorkloadParameter::Type::integer, std::to_string(default_value), std::move(help),
-            static_cast<double>(min), static_cast<double>(max), {}, std::move(variants)};
+    return {std::move(name),
+            WorkloadParameter::Type::integer,
+            std::to_string(default_value),
+            std::move(help),
+            static_cast<double>(min),
+            static_cast<double>(max),
+            {},
+            std::move(variants)};
 }
 
 WorkloadParameter real_parameter(std::string name, double default_value, double min, double max, std::string help,
@@ -54,8 +60,14 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
                                    std::vector<std::string> variants)
 {
     std::string first = choices.front();
-    return {std::move(name), WorkloadParameter::Type::choice, std::move(first), std::move(help), 0, 0,
-            std::move(choices), std::move(variants)};
+    return {std::move(name),
+            WorkloadParameter::Type::choice,
+            std::move(first),
+            std::move(help),
+            0,
+            0,
+            std::move(choices),
+            std::move(variants)};
 }
 
 BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size)
@@ -68,11 +80,20 @@ BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> 
     return {std::move(name), BufferSpec::Role::output, std::move(size), {}, {}, {}};
 }
 
-const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const { return named(buffers_, "buffer", name); }
+const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const
+{
+    return named(buffers_, "buffer", name);
+}
 
-std::span<const float> HostArrays::in(std::string_view name) const { return named(arrays_, "array", name); }
+std::span<const float> HostArrays::in(std::string_view name) const
+{
+    return named(arrays_, "array", name);
+}
 
-std::span<float> HostArrays::out(std::string_view name) const { return named(arrays_, "array", name); }
+std::span<float> HostArrays::out(std::string_view name) const
+{
+    return named(arrays_, "array", name);
+}
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
 {
@@ -86,7 +107,10 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
     return values;
 }
 
-float poison() { return std::bit_cast<float>(poison_bits); }
+float poison()
+{
+    return std::bit_cast<float>(poison_bits);
+}
 
 void check_sentinels(std::span<const float> tail, const std::string& what)
 {
@@ -133,9 +157,15 @@ void Spacer::enqueue(Queue& queue) const
 
 PhaseTimer::PhaseTimer(Queue& queue) : queue_(&queue), start_(queue.record()) {}
 
-void PhaseTimer::mark(Phase phase) { marks_.push_back({phase, {}, queue_->record()}); }
+void PhaseTimer::mark(Phase phase)
+{
+    marks_.push_back({phase, {}, queue_->record()});
+}
 
-void PhaseTimer::mark(const std::string& extra_phase) { marks_.push_back({std::nullopt, extra_phase, queue_->record()}); }
+void PhaseTimer::mark(const std::string& extra_phase)
+{
+    marks_.push_back({std::nullopt, extra_phase, queue_->record()});
+}
 
 void PhaseTimer::space(const Spacer& spacer)
 {
@@ -277,8 +307,8 @@ public:
                                               " values for " + std::to_string(n) + " elements");
                 }
                 std::memcpy(array.host.data(), values.data(), n * sizeof(float));
-                array.device = kind == HostMemoryKind::mapped ? Buffer<float>(array.host.device_buffer())
-                                                              : device.alloc<float>(n);
+                array.device =
+                    kind == HostMemoryKind::mapped ? Buffer<float>(array.host.device_buffer()) : device.alloc<float>(n);
                 array.copied = kind != HostMemoryKind::mapped;
             } else {
                 // Outputs are read by the CPU: never write-combined (uncached reads) or mapped.
@@ -343,9 +373,8 @@ public:
             std::size_t offset = 0;
             for (const auto& array : arrays_) {
                 const bool input = array.spec->role == BufferSpec::Role::input;
-                arrays.arrays_.emplace_back(array.spec->name,
-                                            input ? array.host.as<float>().first(array.size)
-                                                  : expected.subspan(offset, array.size));
+                arrays.arrays_.emplace_back(array.spec->name, input ? array.host.as<float>().first(array.size)
+                                                                    : expected.subspan(offset, array.size));
                 offset += input ? 0 : array.size;
             }
             spec_.reference(request_.settings, arrays);

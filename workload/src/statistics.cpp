@@ -28,7 +28,7 @@ namespace {
 /// smallest and j-th largest (0-based) then bound the median with at least 95% confidence.
 std::size_t interval_rank(std::size_t n)
 {
-    double below = 0; // P(X <= k)
+    double below = 0;                                    // P(X <= k)
     double term = std::pow(0.5, static_cast<double>(n)); // P(X = 0)
     std::size_t rank = 0;
     for (std::size_t k = 0; k < n / 2; ++k) {

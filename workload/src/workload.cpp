@@ -72,8 +72,7 @@ bool valid(const WorkloadParameter& parameter, const std::string& text)
 }
 
 /// A failure of the workload layer, in the shape of the core's own.
-template <class E>
-[[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
+template <class E> [[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
 {
     throw E(backend, call, 0, "", std::move(message));
 }
@@ -119,8 +118,7 @@ void check_fits(const Footprint& footprint, const Device& device, const std::str
 
 Measurement run_within_limits(const Workload& workload, const RunRequest& request)
 {
-    check_fits(workload.footprint(request), request.device,
-               workload.info().name + "/" + request.variant);
+    check_fits(workload.footprint(request), request.device, workload.info().name + "/" + request.variant);
     return workload.run(request);
 }
 
@@ -158,13 +156,14 @@ Settings::Settings(const WorkloadInfo& info, const std::map<std::string, std::st
             for (const auto& p : info.parameters) {
                 known += (known.empty() ? "" : ", ") + p.name;
             }
-            fail<InvalidArgument>(info.name, "Settings", "workload '" + info.name + "' has no parameter '" +
-                                                                     name + "'; its parameters: " + known);
+            fail<InvalidArgument>(info.name, "Settings",
+                                  "workload '" + info.name + "' has no parameter '" + name +
+                                      "'; its parameters: " + known);
         }
         if (!valid(*parameter, text)) {
             fail<InvalidArgument>(info.name, "Settings",
-                                          "parameter '" + name + "' of workload '" + info.name + "' is '" + text +
-                                              "'; it takes " + accepted(*parameter));
+                                  "parameter '" + name + "' of workload '" + info.name + "' is '" + text +
+                                      "'; it takes " + accepted(*parameter));
         }
         values_[name] = text;
     }
@@ -182,9 +181,18 @@ const std::string& Settings::value(const std::string& name) const
     return found->second;
 }
 
-std::int64_t Settings::integer(const std::string& name) const { return std::stoll(value(name)); }
-double Settings::real(const std::string& name) const { return std::stod(value(name)); }
-const std::string& Settings::text(const std::string& name) const { return value(name); }
+std::int64_t Settings::integer(const std::string& name) const
+{
+    return std::stoll(value(name));
+}
+double Settings::real(const std::string& name) const
+{
+    return std::stod(value(name));
+}
+const std::string& Settings::text(const std::string& name) const
+{
+    return value(name);
+}
 
 const char* to_string(Phase phase)
 {
@@ -211,15 +219,14 @@ double Sample::operator[](Phase phase) const
 
 double Sample::extra_phase_ms(const std::string& name) const
 {
-    const auto found = std::find_if(extra_phases.begin(), extra_phases.end(),
-                                    [&](const auto& extra) { return extra.first == name; });
+    const auto found =
+        std::find_if(extra_phases.begin(), extra_phases.end(), [&](const auto& extra) { return extra.first == name; });
     return found == extra_phases.end() ? 0 : found->second;
 }
 
 namespace {
 
-template <class Field>
-workload::Summary summarize_samples(const std::vector<Sample>& samples, Field&& field)
+template <class Field> workload::Summary summarize_samples(const std::vector<Sample>& samples, Field&& field)
 {
     std::vector<double> values;
     for (const auto& sample : samples) {
@@ -339,11 +346,11 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
     }
     const char* plugin_path = std::getenv("DUET_PLUGIN_PATH");
     fail<NotFound>("duet", "WorkloadRegistry::find",
-                           "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
-                               "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) +
-                               "\n(DUET_PLUGIN_PATH " +
-                               (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
-                               "; a folder of your own workload plugins goes there)");
+                   "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
+                       "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) +
+                       "\n(DUET_PLUGIN_PATH " +
+                       (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
+                       "; a folder of your own workload plugins goes there)");
 }
 
 } // namespace duet

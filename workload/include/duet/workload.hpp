@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +35,7 @@ struct WorkloadParameter {
     std::string help;
     double min = 0; ///< integer and real: the accepted range, inclusive
     double max = 0;
-    std::vector<std::string> choices; ///< choice: the accepted values
+    std::vector<std::string> choices;  ///< choice: the accepted values
     std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
 };
 
@@ -134,15 +134,15 @@ struct Measurement {
     /// point operations (GFLOP/s).
     double work = 0;
     enum class Unit { bytes, flops } unit = Unit::bytes;
-    bool verified = false;   ///< the reference ran and max_error was computed
-    double max_error = 0;    ///< largest |device - reference|, relative (absolute below 1)
-    double tolerance = 0;    ///< what max_error is allowed, and why
+    bool verified = false; ///< the reference ran and max_error was computed
+    double max_error = 0;  ///< largest |device - reference|, relative (absolute below 1)
+    double tolerance = 0;  ///< what max_error is allowed, and why
     std::string tolerance_reason;
     workload::Agreement agreement; ///< the output against the reference, element by element
-    std::vector<float> output; ///< compared across devices and variants, with `tolerance`
+    std::vector<float> output;     ///< compared across devices and variants, with `tolerance`
     workload::Shape output_shape;
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
-    double rate_ms = 0; ///< the median of the samples' rate_ms
+    double rate_ms = 0;                                 ///< the median of the samples' rate_ms
 
     /// The summary of one quantity over the samples.
     workload::Summary summary(Phase phase) const;
@@ -223,11 +223,11 @@ private:
 
 /// Defines the entry symbol of a workload plugin; `Type` is default-constructible.
 #define DUET_EXPORT_WORKLOAD(Type)                                                                                     \
-    extern "C" __attribute__((visibility("default"))) duet::Workload* duet_workload_entry(std::uint32_t abi_version)  \
+    extern "C" __attribute__((visibility("default"))) duet::Workload* duet_workload_entry(std::uint32_t abi_version)   \
     {                                                                                                                  \
-        return abi_version == DUET_WORKLOAD_ABI_VERSION ? new Type() : nullptr;                                       \
+        return abi_version == DUET_WORKLOAD_ABI_VERSION ? new Type() : nullptr;                                        \
     }                                                                                                                  \
-    extern "C" __attribute__((visibility("default"))) std::uint32_t duet_workload_abi_version()                       \
+    extern "C" __attribute__((visibility("default"))) std::uint32_t duet_workload_abi_version()                        \
     {                                                                                                                  \
         return DUET_WORKLOAD_ABI_VERSION;                                                                              \
     }

@@ -21,9 +21,9 @@ struct Agreement {
     std::size_t count = 0;     ///< elements compared
     std::size_t differing = 0; ///< elements that are not the same float (NaN never is)
     std::size_t beyond_tolerance = 0;
-    double max_error = 0;             ///< largest |got - want| / max(|want|, 1); infinity for NaN or a size mismatch
+    double max_error = 0; ///< largest |got - want| / max(|want|, 1); infinity for NaN or a size mismatch
     std::size_t max_error_index = 0;
-    std::uint64_t max_ulps = 0;       ///< largest distance in floats between got and want; UINT64_MAX for NaN
+    std::uint64_t max_ulps = 0; ///< largest distance in floats between got and want; UINT64_MAX for NaN
     std::size_t max_ulps_index = 0;
     Shape shape;
     bool size_mismatch = false;

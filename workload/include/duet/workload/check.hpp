@@ -52,7 +52,7 @@ struct Run {
     Status status = Status::ok;
     std::string reason; ///< why the status is not ok
     Measurement measurement;
-    Comparison device; ///< against the base device of the same variant
+    Comparison device;  ///< against the base device of the same variant
     Comparison variant; ///< against the base variant on the same device
 
     bool measured() const { return status == Status::ok || status == Status::wrong; }

@@ -85,14 +85,14 @@ private:
 using Launch = std::function<void(Queue& queue, const DeviceBuffers& buffers)>;
 
 struct Tolerance {
-    double value = 0;  ///< the largest relative error allowed (absolute below 1)
+    double value = 0; ///< the largest relative error allowed (absolute below 1)
     std::string reason;
 };
 
 /// Figures of the workload's own (Measurement::extras), measured after the timed passes on the
 /// same queue and buffers: e.g. the kernel's bandwidth against a device-to-device copy.
-using Figures = std::function<std::vector<std::pair<std::string, double>>(Queue& queue, const DeviceBuffers& buffers,
-                                                                        const Launch& launch, const Settings& settings)>;
+using Figures = std::function<std::vector<std::pair<std::string, double>>(
+    Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings)>;
 
 struct Spec {
     WorkloadInfo info; ///< name, description, variants, parameters, rules, test cases
@@ -197,8 +197,7 @@ double span_ms(std::span<const Event> starts, std::span<const Event> ends);
 std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass);
 
 /// Milliseconds of host time `body` takes: the CPU reference's clock.
-template <class Body>
-double host_ms(Body&& body)
+template <class Body> double host_ms(Body&& body)
 {
     const auto start = std::chrono::steady_clock::now();
     body();
