@@ -185,7 +185,7 @@ std::string ulp_section(std::span<const Run> runs)
     if (rows.empty()) {
         return "";
     }
-    // Only the buckets some run fills: most of the 34 are empty.
+    // Only the buckets some run fills: most of the 66 are empty.
     std::vector<std::string> kept_headers(headers.begin(), headers.begin() + 4);
     for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
         if (used[bucket]) {

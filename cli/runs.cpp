@@ -285,7 +285,8 @@ json::Value agreement_json(const workload::Agreement& agreement)
         }
     }
     const bool nan = agreement.max_ulps == UINT64_MAX;
-    return json::Object{{"count", agreement.count},
+    return json::Object{{"element_type", std::string(workload::to_string(agreement.type))},
+                        {"count", agreement.count},
                         {"differing", agreement.differing},
                         {"beyond_tolerance", agreement.beyond_tolerance},
                         {"max_error", agreement.max_error},

@@ -71,7 +71,7 @@ Spec spec()
         }
         const auto alpha = static_cast<float>(settings.real("alpha"));
         return [kernel, w, h, block, alpha](Queue& queue, const DeviceBuffers& buffers) {
-            queue.launch(kernel, Range::cover(2, {w, h, 1}, {block, block, 1}), buffers["u"], buffers["u_new"],
+            queue.launch(kernel, Range::cover(2, {w, h, 1}, {block, block, 1}), buffers.get("u"), buffers.get("u_new"),
                          static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), alpha);
         };
     };

@@ -291,7 +291,7 @@ public:
             const auto received = std::span<const std::uint8_t>(arrived).first(bytes);
             check_sentinel_bytes(std::span<const std::uint8_t>(arrived).subspan(bytes), leg.phase);
             const auto sums = chunk_sums(received);
-            result.output.insert(result.output.end(), sums.begin(), sums.end());
+            result.output.as<float>().insert(result.output.as<float>().end(), sums.begin(), sums.end());
             if (request.verify) {
                 result.max_error = std::max(result.max_error, max_difference(received, expected));
                 const auto want = chunk_sums(expected);
@@ -299,7 +299,8 @@ public:
             }
         }
         if (request.verify) {
-            result.agreement = workload::compare(result.output, expected_sums, result.tolerance);
+            result.agreement =
+                workload::compare(result.output, workload::Values(std::move(expected_sums)), result.tolerance);
             result.verified = true;
         }
 

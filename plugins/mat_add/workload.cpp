@@ -114,7 +114,7 @@ public:
             // The padding too: check_padding then catches a kernel that wrote it.
             const float poisoned = poison();
             queue.fill_bytes(dc.raw(), 0, dc.raw().bytes(), &poisoned, sizeof poisoned);
-            result.output.assign(count, poisoned);
+            result.output = std::vector<float>(count, poisoned);
             queue.finish();
             PhaseTimer timer(queue);
             queue.write(da, a);
@@ -127,7 +127,7 @@ public:
                 launcher.run_2d(queue, da, db, dc, block);
             }
             timer.mark(Phase::kernel);
-            queue.read(result.output, dc);
+            queue.read(result.output.as<float>(), dc);
             timer.mark(Phase::d2h);
             return timer.sample();
         };
@@ -140,7 +140,7 @@ public:
         result.tolerance_reason = "one IEEE add per element is exact on every device";
         result.output_shape = workload::Shape{volume.width};
         result.extras = {{"pitch_bytes", static_cast<double>(dc.pitch())}};
-        check_against_reference(request, result, count, [&](std::span<float> expected) { reference(a, b, expected); });
+        check_against_reference(request, result, [&](Values& expected) { reference(a, b, expected.as<float>()); });
         return result;
     }
 };

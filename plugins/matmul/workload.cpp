@@ -56,7 +56,7 @@ void check_sentinels(Queue& queue, const Batch& batch)
     for (std::size_t p = 0; p < batch.size(); ++p) {
         queue.read(std::span<float>(tail), batch.dc[p].view(batch.c_size(), tail.size()));
         queue.finish();
-        workload::check_sentinels(tail, "C of product " + std::to_string(p));
+        workload::check_sentinels<float>(tail, "C of product " + std::to_string(p));
     }
 }
 
@@ -186,7 +186,7 @@ void check(const RunRequest& request, const Batch& batch, std::span<const std::s
         return;
     }
     std::vector<double> want(rows.size() * shape.n);
-    std::vector<float> expected = result.output;
+    std::vector<float> expected = result.output.as<float>();
     for (std::size_t p = 0; p < batch.size(); ++p) {
         result.reference_ms += workload::host_ms([&] {
             if (sampled) {
@@ -203,7 +203,8 @@ void check(const RunRequest& request, const Batch& batch, std::span<const std::s
             std::copy_n(want.begin() + r * shape.n, shape.n, expected.begin() + p * batch.c_size() + rows[r] * shape.n);
         }
     }
-    result.agreement = workload::compare(result.output, expected, result.tolerance, result.output_shape);
+    result.agreement =
+        workload::compare(result.output, workload::Values(std::move(expected)), result.tolerance, result.output_shape);
     result.verified = true;
     // The i-k-j reference costs the same for every row, so a sample's time scales to the whole.
     const double full_reference_ms = result.reference_ms * static_cast<double>(shape.m) / rows.size();
@@ -272,11 +273,12 @@ public:
         Measurement result;
         result.unit = Measurement::Unit::flops;
         result.work = 2.0 * static_cast<double>(shape.m) * shape.n * shape.k * products;
-        result.output.resize(products * batch.c_size());
+        result.output = std::vector<float>(products * batch.c_size());
+        auto& output = result.output.as<float>();
         std::vector<float> sequential_output;
         if (!overlapped) {
-            result.samples = workload::repeat(
-                request.timing, [&] { return run_sequential(launcher, queue, batch, spacer, result.output); });
+            result.samples = workload::repeat(request.timing,
+                                              [&] { return run_sequential(launcher, queue, batch, spacer, output); });
             result.set_medians();
         } else {
             PinnedBatch pinned(device, batch);
@@ -288,11 +290,11 @@ public:
                                               [&] { return run_overlapped(launcher, queue, queues, batch, pinned); });
             result.set_medians();
             for (std::size_t p = 0; p < products; ++p) {
-                std::ranges::copy(pinned.c[p].as<float>(), result.output.begin() + p * batch.c_size());
+                std::ranges::copy(pinned.c[p].as<float>(), output.begin() + p * batch.c_size());
             }
             // The sequential schedule on the same products, repeated as the timed passes are, so
             // that the ratio is of two medians; its result is checked too.
-            sequential_output.resize(result.output.size());
+            sequential_output.resize(output.size());
             std::vector<double> sequential_ms;
             for (const auto& sample : workload::repeat(request.timing, [&] {
                      return run_sequential(launcher, queue, batch, spacer, sequential_output);
@@ -311,7 +313,7 @@ public:
         check_sentinels(queue, batch);
         result.extras.emplace_back("total_gflops", result.work / (result.total_ms * 1e-3) / 1e9);
 
-        std::vector<std::span<const float>> outputs{result.output};
+        std::vector<std::span<const float>> outputs{output};
         if (overlapped) {
             outputs.emplace_back(sequential_output);
         }

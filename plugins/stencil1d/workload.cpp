@@ -84,7 +84,7 @@ Spec spec()
             }
         }
         return [launcher, variant, size = n(settings), radius, block](Queue& queue, const DeviceBuffers& buffers) {
-            launcher->run(queue, variant, buffers["in"], buffers["out"], size, radius, block);
+            launcher->run(queue, variant, buffers.get("in"), buffers.get("out"), size, radius, block);
         };
     };
     spec.reference = [](const Settings& settings, const HostArrays& arrays) {
@@ -100,8 +100,8 @@ Spec spec()
         const std::size_t size = n(settings);
         const Buffer<float> copy = queue.device().alloc<float>(size);
         const double kernel_ms = best_device_ms(queue, benchmark_repeats, [&] { launch(queue, buffers); });
-        const double copy_ms = best_device_ms(queue, benchmark_repeats,
-                                              [&] { queue.copy(copy.view(0, size), buffers["out"].view(0, size)); });
+        const double copy_ms = best_device_ms(
+            queue, benchmark_repeats, [&] { queue.copy(copy.view(0, size), buffers.get("out").view(0, size)); });
         const auto gbps = [&](double ms) { return ms > 0 ? bytes_moved(settings) / (ms * 1e-3) / 1e9 : 0.0; };
         return std::vector<std::pair<std::string, double>>{
             {"kernel_best_gbps", gbps(kernel_ms)},

@@ -32,7 +32,7 @@ Spec spec()
         const auto launcher = std::make_shared<Launcher>(device);
         const auto block = static_cast<std::size_t>(settings.integer("block"));
         return [launcher, size = n(settings), block](Queue& queue, const DeviceBuffers& buffers) {
-            launcher->run(queue, buffers["a"], buffers["b"], buffers["c"], size, block);
+            launcher->run(queue, buffers.get("a"), buffers.get("b"), buffers.get("c"), size, block);
         };
     };
     spec.reference = [](const Settings&, const HostArrays& arrays) {

@@ -3,7 +3,9 @@
 // phases stay apart; and the statistics, ULP agreement and parameter rules it is built on.
 #include <duet/workload/kit.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -33,7 +35,7 @@ Spec vector_add_spec(std::function<void(Queue&, const DeviceBuffers&, std::size_
             return [launch, n](Queue& queue, const DeviceBuffers& buffers) { launch(queue, buffers, n); };
         }
         return [launcher, n](Queue& queue, const DeviceBuffers& buffers) {
-            launcher->run(queue, buffers["a"], buffers["b"], buffers["c"], n);
+            launcher->run(queue, buffers.get("a"), buffers.get("b"), buffers.get("c"), n);
         };
     };
     spec.reference = [](const Settings&, const HostArrays& arrays) {
@@ -79,7 +81,7 @@ TEST_P(KitRunner, AWritePastAnOutputsEndIsCaught)
 {
     // The whole allocation, sentinels included: what a kernel without its bounds check does.
     const SpecWorkload workload(vector_add_spec(
-        [](Queue& queue, const DeviceBuffers& buffers, std::size_t) { queue.fill(buffers["c"], 1.0f); }));
+        [](Queue& queue, const DeviceBuffers& buffers, std::size_t) { queue.fill(buffers.get("c"), 1.0f); }));
     const auto error = expect_error<Error>([&] { workload.run(request_for(device(), workload.info())); });
     ASSERT_TRUE(error);
     EXPECT_NE(error->message().find("wrote past the end of c"), std::string::npos) << error->message();
@@ -100,7 +102,7 @@ TEST_P(KitRunner, TimesAsManyPassesAsTheTimingAsks)
     auto launches = std::make_shared<std::atomic<int>>(0);
     const SpecWorkload workload(vector_add_spec([launches](Queue& queue, const DeviceBuffers& buffers, std::size_t n) {
         ++*launches;
-        vector_add::Launcher(queue.device()).run(queue, buffers["a"], buffers["b"], buffers["c"], n);
+        vector_add::Launcher(queue.device()).run(queue, buffers.get("a"), buffers.get("b"), buffers.get("c"), n);
     }));
     const Measurement result = workload.run(request_for(device(), workload.info(), Timing::exactly(7, 2)));
     EXPECT_EQ(result.samples.size(), 7u);
@@ -124,6 +126,97 @@ TEST_P(KitRunner, AnExtraPhaseIsNeverFoldedIntoAnother)
     ASSERT_EQ(sample.extra_phases.size(), 1u);
     EXPECT_EQ(sample.extra_phases[0].first, "refill");
     EXPECT_GE(sample.total_ms, sample.kernel_ms);
+}
+
+/// y = x, one device copy per pass, for arrays of T: the runner's typed path without a kernel.
+template <class T> Spec copy_spec()
+{
+    constexpr ElementType type = element_type_of<T>;
+    Spec spec;
+    spec.info = {"kit_copy", "y = x", {"default"}, {integer_parameter("n", 1000, 1, 1 << 20, "elements")}, {}, {}};
+    spec.buffers = {input("x", size_n, type), output("y", size_n, type)};
+    spec.prepare = [](const Device&, const Settings& settings, const std::string&) -> Launch {
+        const std::size_t n = size_n(settings);
+        return [n](Queue& queue, const DeviceBuffers& buffers) {
+            queue.copy(buffers.get<T>("y").view(0, n), buffers.get<T>("x").view(0, n));
+        };
+    };
+    spec.reference = [](const Settings&, const HostArrays& arrays) {
+        std::ranges::copy(arrays.in<T>("x"), arrays.out<T>("y").begin());
+    };
+    spec.work = [](const Settings& settings) { return 2.0 * sizeof(T) * static_cast<double>(size_n(settings)); };
+    spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy is exact"}; };
+    return spec;
+}
+
+template <class T> void expect_exact_copy(const Device& device)
+{
+    const SpecWorkload workload(copy_spec<T>());
+    const Measurement result = workload.run(request_for(device, workload.info()));
+    EXPECT_TRUE(result.matches_reference()) << result.agreement.describe();
+    EXPECT_EQ(result.output.type(), element_type_of<T>);
+    EXPECT_EQ(result.output.size(), 1001u);
+    EXPECT_EQ(result.agreement.differing, 0u);
+    EXPECT_EQ(result.agreement.histogram[0], 1001u);
+}
+
+TEST_P(KitRunner, ArraysOfEveryElementTypeRunAndAreChecked)
+{
+    expect_exact_copy<double>(device());
+    expect_exact_copy<std::int32_t>(device());
+    expect_exact_copy<std::uint32_t>(device());
+    expect_exact_copy<std::int64_t>(device());
+    expect_exact_copy<std::uint8_t>(device());
+}
+
+TEST_P(KitRunner, AnUncopiedDoubleOutputFailsTheReference)
+{
+    Spec spec = copy_spec<double>();
+    spec.prepare = [](const Device&, const Settings&, const std::string&) -> Launch {
+        return [](Queue&, const DeviceBuffers&) {};
+    };
+    const SpecWorkload workload(std::move(spec));
+    const Measurement result = workload.run(request_for(device(), workload.info()));
+    EXPECT_FALSE(result.matches_reference());
+    EXPECT_EQ(result.agreement.histogram.back(), 1001u); // all NaN: the double poison
+}
+
+TEST_P(KitRunner, ABufferAskedForAsAnotherTypeIsRefusedNamingBoth)
+{
+    Spec spec = copy_spec<double>();
+    spec.prepare = [](const Device&, const Settings&, const std::string&) -> Launch {
+        return [](Queue& queue, const DeviceBuffers& buffers) { queue.fill(buffers.get<float>("y"), 1.0f); };
+    };
+    const SpecWorkload workload(std::move(spec));
+    const auto error = expect_error<InvalidArgument>([&] { workload.run(request_for(device(), workload.info())); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("'y' holds double, not float"), std::string::npos) << error->message();
+}
+
+TEST_P(KitRunner, OutputsOfTwoElementTypesAreRefusedBeforeAnythingRuns)
+{
+    Spec spec = copy_spec<double>();
+    spec.buffers.push_back(output("count", size_n, ElementType::i32));
+    auto launched = std::make_shared<bool>(false);
+    spec.prepare = [launched](const Device&, const Settings&, const std::string&) -> Launch {
+        return [launched](Queue&, const DeviceBuffers&) { *launched = true; };
+    };
+    const SpecWorkload workload(std::move(spec));
+    const auto error = expect_error<InvalidArgument>([&] { workload.run(request_for(device(), workload.info())); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("'y' (double) and 'count' (int32)"), std::string::npos) << error->message();
+    EXPECT_FALSE(*launched);
+}
+
+TEST_P(KitRunner, AnInputDrawnAsAnotherTypeIsRefused)
+{
+    Spec spec = copy_spec<double>();
+    spec.buffers[0].draw = [](std::size_t n, std::uint64_t seed) { return random_values(ElementType::f32, n, seed); };
+    const SpecWorkload workload(std::move(spec));
+    const auto error = expect_error<InvalidArgument>([&] { workload.run(request_for(device(), workload.info())); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("drew 1001 float values for 1001 double elements"), std::string::npos)
+        << error->message();
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(KitRunner);
@@ -179,6 +272,38 @@ TEST(KitAgreement, CountsUlpsAndNamesWhere)
     EXPECT_EQ(agreement.histogram[2], 1u); // the "2-3" bucket
     EXPECT_EQ(histogram_label(2), "2-3");
     EXPECT_TRUE(compare(got, std::vector<float>(3, 1.0f), 0).size_mismatch);
+}
+
+TEST(KitAgreement, CountsUlpsOfDoublesAndDistancesOfIntegers)
+{
+    EXPECT_EQ(ulp_distance(1.0, std::nextafter(1.0, 2.0)), 1u);
+    EXPECT_EQ(ulp_distance(-0.0, 0.0), 1u);
+    EXPECT_EQ(ulp_distance(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
+              2 * (std::bit_cast<std::uint64_t>(std::numeric_limits<double>::max())) + 1);
+    EXPECT_EQ(ulp_distance(std::int32_t{-3}, std::int32_t{4}), 7u);
+    EXPECT_EQ(ulp_distance(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()),
+              UINT64_MAX);
+    EXPECT_EQ(ulp_distance(std::uint8_t{0}, std::uint8_t{255}), 255u);
+
+    const std::vector<double> want(6, 1.0);
+    std::vector<double> got = want;
+    got[4] = std::nextafter(std::nextafter(std::nextafter(1.0, 2.0), 2.0), 2.0);
+    const Agreement doubles = compare(got, want, 1e-15, Shape{3});
+    EXPECT_EQ(doubles.type, ElementType::f64);
+    EXPECT_EQ(doubles.max_ulps, 3u);
+    EXPECT_EQ(doubles.beyond_tolerance, 0u); // 3 ULPs of a double are 6.7e-16
+    EXPECT_EQ(doubles.where(doubles.max_ulps_index), "row 1, column 1");
+
+    const Agreement integers = compare(std::vector<std::int32_t>{1, 2, 30}, std::vector<std::int32_t>{1, 2, 3}, 0);
+    EXPECT_EQ(integers.differing, 1u);
+    EXPECT_EQ(integers.max_ulps, 27u);
+    EXPECT_NEAR(integers.max_error, 9.0, 1e-12);
+    EXPECT_EQ(integers.describe(), "1 of 3 elements differ, by at most 27 (index 2); largest relative error 9.0e+00 "
+                                   "(index 2)");
+
+    const Agreement mixed = compare(std::vector<float>(3, 1.0f), std::vector<double>(3, 1.0), 0);
+    EXPECT_TRUE(mixed.type_mismatch);
+    EXPECT_EQ(mixed.describe(), "the two outputs hold different element types");
 }
 
 TEST(KitRules, ABrokenRuleNamesBothParameters)

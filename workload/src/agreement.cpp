@@ -1,5 +1,7 @@
-// Element-by-element agreement of two float arrays, in relative error and in ULPs.
+// Element-by-element agreement of two arrays, in relative error and in ULPs.
 #include <duet/workload/agreement.hpp>
+
+#include <duet/error.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -11,65 +13,31 @@ namespace duet::workload {
 
 namespace {
 
-constexpr std::size_t nan_bucket = 33;
+constexpr std::size_t nan_bucket = 65;
 
-/// The float's position on one line of integers, -0 just below +0.
-std::int64_t ordinal(float value)
+/// The value's position on one line of integers: for floats, -0 just below +0.
+template <class T> __int128 ordinal(T value)
 {
-    const auto bits = static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(value));
-    return bits & 0x80000000 ? -(bits & 0x7fffffff) - 1 : bits;
+    if constexpr (std::is_floating_point_v<T>) {
+        using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        constexpr Bits sign = Bits{1} << (8 * sizeof(T) - 1);
+        const Bits bits = std::bit_cast<Bits>(value);
+        return bits & sign ? -static_cast<__int128>(bits & ~sign) - 1 : static_cast<__int128>(bits);
+    } else {
+        return value;
+    }
 }
 
-} // namespace
-
-std::string error_text(double error)
+template <class T>
+Agreement compare_elements(std::span<const T> got, std::span<const T> want, double tolerance, Agreement agreement)
 {
-    if (error == 0) {
-        return "0";
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, std::isfinite(error) ? "%.1e" : "%g", error);
-    return text;
-}
-
-std::uint64_t ulp_distance(float a, float b)
-{
-    if (std::isnan(a) || std::isnan(b)) {
-        return std::numeric_limits<std::uint64_t>::max();
-    }
-    const std::int64_t difference = ordinal(a) - ordinal(b);
-    return static_cast<std::uint64_t>(difference < 0 ? -difference : difference);
-}
-
-std::string histogram_label(std::size_t bucket)
-{
-    if (bucket == nan_bucket) {
-        return "NaN";
-    }
-    if (bucket <= 2) {
-        return bucket == 2 ? "2-3" : std::to_string(bucket);
-    }
-    return std::to_string(std::uint64_t{1} << (bucket - 1)) + "-" + std::to_string((std::uint64_t{1} << bucket) - 1);
-}
-
-Agreement compare(std::span<const float> got, std::span<const float> want, double tolerance, Shape shape)
-{
-    Agreement agreement;
-    agreement.shape = shape;
-    agreement.histogram.assign(nan_bucket + 1, 0);
-    if (got.size() != want.size()) {
-        agreement.size_mismatch = true;
-        agreement.max_error = std::numeric_limits<double>::infinity();
-        agreement.max_ulps = std::numeric_limits<std::uint64_t>::max();
-        return agreement;
-    }
     agreement.count = got.size();
     for (std::size_t i = 0; i < got.size(); ++i) {
-        const double error = std::abs(static_cast<double>(got[i]) - want[i]) / std::max<double>(std::abs(want[i]), 1.0);
+        const double error = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) /
+                             std::max(std::abs(static_cast<double>(want[i])), 1.0);
         const bool nan = std::isnan(error);
         const std::uint64_t ulps = ulp_distance(got[i], want[i]);
-        const bool same = std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want[i]) && !nan;
-        agreement.differing += same ? 0 : 1;
+        agreement.differing += ulps == 0 ? 0 : 1;
         if (nan || error > tolerance) {
             ++agreement.beyond_tolerance;
         }
@@ -83,9 +51,133 @@ Agreement compare(std::span<const float> got, std::span<const float> want, doubl
         }
         ++agreement.histogram[ulps == std::numeric_limits<std::uint64_t>::max()
                                   ? nan_bucket
-                                  : std::min<std::size_t>(std::bit_width(ulps), 32)];
+                                  : static_cast<std::size_t>(std::bit_width(ulps))];
     }
     return agreement;
+}
+
+} // namespace
+
+std::string_view to_string(ElementType type)
+{
+    switch (type) {
+    case ElementType::f64:
+        return "double";
+    case ElementType::i32:
+        return "int32";
+    case ElementType::u32:
+        return "uint32";
+    case ElementType::i64:
+        return "int64";
+    case ElementType::u8:
+        return "uint8";
+    case ElementType::f32:
+        break;
+    }
+    return "float";
+}
+
+std::size_t element_size(ElementType type)
+{
+    return with_element_type(type, []<class T>(std::type_identity<T>) { return sizeof(T); });
+}
+
+Values::Values(ElementType type, std::size_t n)
+{
+    with_element_type(type, [&]<class T>(std::type_identity<T>) { values_ = std::vector<T>(n); });
+}
+
+ElementType Values::type() const
+{
+    return static_cast<ElementType>(values_.index());
+}
+
+std::size_t Values::size() const
+{
+    return std::visit([](const auto& values) { return values.size(); }, values_);
+}
+
+Values::Storage& Values::checked(ElementType type)
+{
+    if (type != this->type()) {
+        throw InvalidArgument("duet", "workload::Values", 0, "",
+                              "these values hold " + std::string(to_string(this->type())) + ", not " +
+                                  std::string(to_string(type)));
+    }
+    return values_;
+}
+
+void Values::append(const Values& other)
+{
+    std::visit(
+        [&]<class T>(std::vector<T>& values) {
+            const auto& more = other.as<T>();
+            values.insert(values.end(), more.begin(), more.end());
+        },
+        checked(other.type()));
+}
+
+void Values::release()
+{
+    std::visit([]<class T>(std::vector<T>& values) { std::vector<T>().swap(values); }, values_);
+}
+
+std::string error_text(double error)
+{
+    if (error == 0) {
+        return "0";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, std::isfinite(error) ? "%.1e" : "%g", error);
+    return text;
+}
+
+template <class T> std::uint64_t ulp_distance(T a, T b)
+{
+    if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(a) || std::isnan(b)) {
+            return std::numeric_limits<std::uint64_t>::max();
+        }
+    }
+    const __int128 difference = ordinal(a) - ordinal(b);
+    return static_cast<std::uint64_t>(difference < 0 ? -difference : difference);
+}
+
+template std::uint64_t ulp_distance(float, float);
+template std::uint64_t ulp_distance(double, double);
+template std::uint64_t ulp_distance(std::int32_t, std::int32_t);
+template std::uint64_t ulp_distance(std::uint32_t, std::uint32_t);
+template std::uint64_t ulp_distance(std::int64_t, std::int64_t);
+template std::uint64_t ulp_distance(std::uint8_t, std::uint8_t);
+
+std::string histogram_label(std::size_t bucket)
+{
+    if (bucket == nan_bucket) {
+        return "NaN";
+    }
+    if (bucket <= 2) {
+        return bucket == 2 ? "2-3" : std::to_string(bucket);
+    }
+    const std::uint64_t low = std::uint64_t{1} << (bucket - 1);
+    return std::to_string(low) + "-" + std::to_string(low + (low - 1));
+}
+
+Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape)
+{
+    Agreement agreement;
+    agreement.type = want.type();
+    agreement.shape = shape;
+    agreement.histogram.assign(nan_bucket + 1, 0);
+    agreement.type_mismatch = got.type() != want.type();
+    agreement.size_mismatch = got.size() != want.size();
+    if (agreement.type_mismatch || agreement.size_mismatch) {
+        agreement.max_error = std::numeric_limits<double>::infinity();
+        agreement.max_ulps = std::numeric_limits<std::uint64_t>::max();
+        return agreement;
+    }
+    return with_element_type(want.type(), [&]<class T>(std::type_identity<T>) {
+        return compare_elements<T>(got.as<T>(), want.as<T>(), tolerance, std::move(agreement));
+    });
 }
 
 std::string Agreement::where(std::size_t index) const
@@ -98,14 +190,19 @@ std::string Agreement::where(std::size_t index) const
 
 std::string Agreement::describe() const
 {
+    if (type_mismatch) {
+        return "the two outputs hold different element types";
+    }
     if (size_mismatch) {
         return "the two outputs differ in length";
     }
     if (differing == 0) {
         return "all " + std::to_string(count) + " elements are identical";
     }
-    const std::string ulps =
-        max_ulps == std::numeric_limits<std::uint64_t>::max() ? "NaN" : std::to_string(max_ulps) + " ULPs";
+    const bool integral = type != ElementType::f32 && type != ElementType::f64;
+    const std::string ulps = max_ulps == std::numeric_limits<std::uint64_t>::max()
+                                 ? "NaN"
+                                 : std::to_string(max_ulps) + (integral ? "" : " ULPs");
     return std::to_string(differing) + " of " + std::to_string(count) + " elements differ, by at most " + ulps + " (" +
            where(max_ulps_index) + "); largest relative error " + error_text(max_error) + " (" +
            where(max_error_index) + ")";

@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <tuple>
 
 namespace duet::workload {
 
@@ -95,10 +96,12 @@ void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
     slot.allowed = base.measurement.tolerance + run.measurement.tolerance;
     slot.agreement =
         compare(run.measurement.output, base.measurement.output, slot.allowed, run.measurement.output_shape);
-    if (slot.agreement.size_mismatch) {
+    if (slot.agreement.size_mismatch || slot.agreement.type_mismatch) {
+        const auto& [mine, theirs] = std::tie(run.measurement.output, base.measurement.output);
         run.status = Status::wrong;
-        add_reason(run, "its output has " + std::to_string(run.measurement.output.size()) + " values, " + with +
-                            "'s has " + std::to_string(base.measurement.output.size()));
+        add_reason(run, "its output has " + std::to_string(mine.size()) + " " + std::string(to_string(mine.type())) +
+                            " values, " + with + "'s has " + std::to_string(theirs.size()) + " " +
+                            std::string(to_string(theirs.type())));
     } else if (!(slot.agreement.max_error <= slot.allowed)) {
         run.status = Status::wrong;
         add_reason(run, "differs from " + with + " by " + error_text(slot.agreement.max_error) + " (allowed " +
@@ -111,14 +114,16 @@ void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
 namespace {
 
 /// One group of runs against its baseline, into each run's `slot`, named by `name_of` the base.
-/// Where `same_length_only`, runs whose output length differs from the base's are left alone.
+/// Where `same_length_only`, runs whose output length or element type differs from the base's are
+/// left alone.
 void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, const std::string& (*name_of)(const Run&),
                        bool same_length_only)
 {
     Run* base = baseline_of(runs);
     for (Run* run : runs) {
         if (base != nullptr && run != base && run->measured() &&
-            (!same_length_only || run->measurement.output.size() == base->measurement.output.size())) {
+            (!same_length_only || (run->measurement.output.size() == base->measurement.output.size() &&
+                                   run->measurement.output.type() == base->measurement.output.type()))) {
             judge(*run, *base, run->*slot, name_of(*base));
         }
     }
@@ -157,7 +162,7 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
         cross_check_group(runs, &Run::variant, variant_of, true);
     }
     for (auto run = begin; run != end; ++run) {
-        std::vector<float>().swap(run->measurement.output);
+        run->measurement.output.release();
     }
 }
 

@@ -15,22 +15,29 @@ namespace duet::workload {
 
 namespace {
 
-/// A quiet NaN no arithmetic produces (hardware NaNs carry an empty or all-ones payload).
-constexpr std::uint32_t poison_bits = 0x7fc0dead;
-
-/// The item of that name in `items` (name, item pairs); NotFound naming what the spec declares.
-template <class Item>
-const Item& named(const std::vector<std::pair<std::string, Item>>& items, std::string_view kind, std::string_view name)
+/// The entry of that name in `entries`, of element type `type`: NotFound naming what the spec
+/// declares, or InvalidArgument naming both types.
+template <class Entry> const Entry& named(const std::vector<Entry>& entries, std::string_view name, ElementType type)
 {
     std::string known;
-    for (const auto& [key, item] : items) {
-        if (key == name) {
-            return item;
+    for (const auto& entry : entries) {
+        if (entry.name == name) {
+            if (entry.type != type) {
+                throw InvalidArgument("duet", "workload::Spec", 0, "",
+                                      "'" + entry.name + "' holds " + std::string(to_string(entry.type)) + ", not " +
+                                          std::string(to_string(type)));
+            }
+            return entry;
         }
-        known += (known.empty() ? "" : ", ") + key;
+        known += (known.empty() ? "" : ", ") + entry.name;
     }
     throw NotFound("duet", "workload::Spec", 0, "",
-                   "no " + std::string(kind) + " '" + std::string(name) + "'; the spec declares: " + known);
+                   "no array '" + std::string(name) + "'; the spec declares: " + known);
+}
+
+template <class T> bool same_bits(T a, T b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 } // namespace
@@ -70,29 +77,25 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
             std::move(variants)};
 }
 
-BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size)
+BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
 {
-    return {std::move(name), BufferSpec::Role::input, std::move(size), {}, {}, {}};
+    return {std::move(name), BufferSpec::Role::input, type, std::move(size), {}, {}, {}};
 }
 
-BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size)
+BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
 {
-    return {std::move(name), BufferSpec::Role::output, std::move(size), {}, {}, {}};
+    return {std::move(name), BufferSpec::Role::output, type, std::move(size), {}, {}, {}};
 }
 
-const Buffer<float>& DeviceBuffers::operator[](std::string_view name) const
+const RawBuffer& DeviceBuffers::find(std::string_view name, ElementType type) const
 {
-    return named(buffers_, "buffer", name);
+    return named(buffers_, name, type).buffer;
 }
 
-std::span<const float> HostArrays::in(std::string_view name) const
+std::pair<void*, std::size_t> HostArrays::find(std::string_view name, ElementType type) const
 {
-    return named(arrays_, "array", name);
-}
-
-std::span<float> HostArrays::out(std::string_view name) const
-{
-    return named(arrays_, "array", name);
+    const Entry& entry = named(arrays_, name, type);
+    return {entry.data, entry.size};
 }
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
@@ -107,21 +110,64 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
     return values;
 }
 
-float poison()
+Values random_values(ElementType type, std::size_t n, std::uint64_t seed)
 {
-    return std::bit_cast<float>(poison_bits);
+    if (type == ElementType::f32) {
+        return random_floats(n, seed);
+    }
+    std::mt19937_64 engine(seed);
+    std::bernoulli_distribution negative(0.5);
+    return with_element_type(type, [&]<class T>(std::type_identity<T>) -> Values {
+        std::vector<T> values(n);
+        for (T& value : values) {
+            if constexpr (std::is_floating_point_v<T>) {
+                value = std::uniform_real_distribution<T>(0.5, 2.0)(engine);
+            } else {
+                value = static_cast<T>(std::uniform_int_distribution<int>(1, sizeof(T) == 1 ? 255 : 1000)(engine));
+            }
+            if constexpr (std::is_signed_v<T>) {
+                value = negative(engine) ? -value : value;
+            }
+        }
+        return values;
+    });
 }
 
-void check_sentinels(std::span<const float> tail, const std::string& what)
+template <class T> T poison()
+{
+    // NaNs with a payload no arithmetic produces (hardware NaNs carry an empty or all-ones one).
+    if constexpr (std::is_same_v<T, float>) {
+        return std::bit_cast<float>(std::uint32_t{0x7fc0dead});
+    } else if constexpr (std::is_same_v<T, double>) {
+        return std::bit_cast<double>(std::uint64_t{0x7ff800000000deadull});
+    } else if constexpr (std::is_signed_v<T>) {
+        return std::numeric_limits<T>::min();
+    } else {
+        return std::numeric_limits<T>::max();
+    }
+}
+
+template <class T> void check_sentinels(std::span<const T> tail, const std::string& what)
 {
     for (std::size_t i = 0; i < tail.size(); ++i) {
-        if (std::bit_cast<std::uint32_t>(tail[i]) != poison_bits) {
+        if (!same_bits(tail[i], poison<T>())) {
             throw Error("duet", "workload::check_sentinels", 0, "",
                         "a kernel wrote past the end of " + what + ": the sentinel " + std::to_string(i) +
                             " elements past it holds " + std::to_string(tail[i]));
         }
     }
 }
+
+#define DUET_KIT_INSTANTIATE(T)                                                                                        \
+    template T poison<T>();                                                                                            \
+    template void check_sentinels<T>(std::span<const T>, const std::string&);
+DUET_KIT_INSTANTIATE(float)
+DUET_KIT_INSTANTIATE(double)
+DUET_KIT_INSTANTIATE(std::int32_t)
+DUET_KIT_INSTANTIATE(std::uint32_t)
+DUET_KIT_INSTANTIATE(std::int64_t)
+DUET_KIT_INSTANTIATE(std::uint8_t)
+#undef DUET_KIT_INSTANTIATE
 
 Spacer::Spacer(const Device& device)
     : kernel_(device.build(kernels::workload_spacer()).kernel("workload_spacer")),
@@ -270,14 +316,17 @@ HostMemoryKind host_memory_kind(const std::string& name)
                           "unknown host memory kind '" + name + "'; known:" + known);
 }
 
-void check_against_reference(const RunRequest& request, Measurement& result, std::size_t n,
-                             const std::function<void(std::span<float>)>& reference)
+void check_against_reference(const RunRequest& request, Measurement& result,
+                             const std::function<void(Values& expected)>& reference)
 {
     if (!request.verify) {
         return;
     }
-    std::vector<float> expected(n, poison()); // an element the reference leaves unwritten fails too
-    result.reference_ms = host_ms([&] { reference(std::span<float>(expected)); });
+    // An element the reference leaves unwritten fails too.
+    Values expected = with_element_type(result.output.type(), [&]<class T>(std::type_identity<T>) -> Values {
+        return std::vector<T>(result.output.size(), poison<T>());
+    });
+    result.reference_ms = host_ms([&] { reference(expected); });
     result.agreement = compare(result.output, expected, result.tolerance, result.output_shape);
     result.max_error = result.agreement.max_error;
     result.verified = true;
@@ -288,36 +337,41 @@ void check_against_reference(const RunRequest& request, Measurement& result, std
 /// One run of a Spec: its arrays on the host and the device, and the timed pass.
 class Runner {
 public:
-    Runner(const Spec& spec, const RunRequest& request) : spec_(spec), request_(request)
+    Runner(const Spec& spec, const RunRequest& request) : spec_(spec), request_(request), output_type_(output_type())
     {
         const Settings& settings = request.settings;
         const Device& device = request.device;
         std::uint64_t stream = request.seed;
         for (const auto& buffer : spec.buffers) {
             const std::size_t n = buffer.size(settings);
+            const std::size_t element = element_size(buffer.type);
             const HostMemoryKind kind = buffer.host_memory ? buffer.host_memory(settings) : HostMemoryKind::pageable;
             Array array{&buffer, n, {}, {}, {}};
             if (buffer.role == BufferSpec::Role::input) {
                 // Kinds a backend lacks throw Unsupported here, before anything runs.
-                array.host = device.alloc_host(n * sizeof(float), kind);
-                const auto values = buffer.draw ? buffer.draw(n, stream++) : random_floats(n, stream++);
-                if (values.size() != n) {
+                array.host = device.alloc_host(n * element, kind);
+                const Values values = buffer.draw ? buffer.draw(n, stream++) : random_values(buffer.type, n, stream++);
+                if (values.size() != n || values.type() != buffer.type) {
                     throw InvalidArgument("duet", "workload::Spec", 0, "",
-                                          "input '" + buffer.name + "' drew " + std::to_string(values.size()) +
-                                              " values for " + std::to_string(n) + " elements");
+                                          "input '" + buffer.name + "' drew " + std::to_string(values.size()) + " " +
+                                              std::string(to_string(values.type())) + " values for " +
+                                              std::to_string(n) + " " + std::string(to_string(buffer.type)) +
+                                              " elements");
                 }
-                std::memcpy(array.host.data(), values.data(), n * sizeof(float));
+                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                    std::ranges::copy(values.as<T>(), array.host.as<T>().begin());
+                });
                 array.device =
-                    kind == HostMemoryKind::mapped ? Buffer<float>(array.host.device_buffer()) : device.alloc<float>(n);
+                    kind == HostMemoryKind::mapped ? array.host.device_buffer() : device.alloc_bytes(n * element);
                 array.copied = kind != HostMemoryKind::mapped;
             } else {
                 // Outputs are read by the CPU: never write-combined (uncached reads) or mapped.
                 const HostMemoryKind out_kind = kind == HostMemoryKind::pageable ? kind : HostMemoryKind::pinned;
-                array.host = device.alloc_host((n + sentinel_elements) * sizeof(float), out_kind);
-                array.device = device.alloc<float>(n + sentinel_elements);
+                array.host = device.alloc_host((n + sentinel_elements) * element, out_kind);
+                array.device = device.alloc_bytes((n + sentinel_elements) * element);
                 array.copied = true;
             }
-            buffers_.buffers_.emplace_back(buffer.name, array.device);
+            buffers_.buffers_.push_back({buffer.name, buffer.type, array.device});
             arrays_.push_back(std::move(array));
         }
     }
@@ -327,15 +381,18 @@ public:
     {
         for (auto& array : arrays_) {
             if (array.spec->role == BufferSpec::Role::output) {
-                std::ranges::fill(array.host.as<float>(), poison());
-                queue.fill(array.device, poison());
+                with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                    std::ranges::fill(array.host.as<T>(), poison<T>());
+                    queue.fill(Buffer<T>(array.device), poison<T>());
+                });
             }
         }
         queue.finish();
         PhaseTimer timer(queue);
         for (auto& array : arrays_) {
             if (array.spec->role == BufferSpec::Role::input && array.copied) {
-                queue.write(array.device, std::span<const float>(array.host.as<const float>()));
+                queue.write(Buffer<std::byte>(array.device),
+                            std::span<const std::byte>(array.host.as<const std::byte>()));
             }
         }
         timer.mark(Phase::h2d);
@@ -344,7 +401,7 @@ public:
         timer.mark(Phase::kernel);
         for (auto& array : arrays_) {
             if (array.spec->role == BufferSpec::Role::output) {
-                queue.read(array.host.as<float>(), array.device);
+                queue.read(array.host.as<std::byte>(), Buffer<std::byte>(array.device));
             }
         }
         timer.mark(Phase::d2h);
@@ -355,26 +412,30 @@ public:
     /// reference's, computed from the same inputs.
     void check(Measurement& result) const
     {
-        std::size_t outputs = 0;
+        result.output = Values(output_type_, 0);
         for (const auto& array : arrays_) {
             if (array.spec->role == BufferSpec::Role::output) {
-                const auto host = array.host.as<float>();
-                check_sentinels(host.subspan(array.size), array.spec->name);
-                result.output.insert(result.output.end(), host.begin(), host.begin() + array.size);
+                with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                    const auto host = array.host.as<const T>();
+                    check_sentinels(host.subspan(array.size), array.spec->name);
+                    auto& output = result.output.as<T>();
+                    output.insert(output.end(), host.begin(), host.begin() + array.size);
+                });
                 if (array.spec->shape) {
                     result.output_shape = array.spec->shape(request_.settings);
                 }
-                outputs += array.size;
             }
         }
-        check_against_reference(request_, result, outputs, [&](std::span<float> expected) {
+        check_against_reference(request_, result, [&](Values& expected) {
             // The inputs as drawn; each output a slice of `expected`, in the order of the spec.
             HostArrays arrays;
             std::size_t offset = 0;
+            auto* slices = static_cast<std::byte*>(with_element_type(
+                expected.type(), [&]<class T>(std::type_identity<T>) -> void* { return expected.as<T>().data(); }));
             for (const auto& array : arrays_) {
                 const bool input = array.spec->role == BufferSpec::Role::input;
-                arrays.arrays_.emplace_back(array.spec->name, input ? array.host.as<float>().first(array.size)
-                                                                    : expected.subspan(offset, array.size));
+                void* data = input ? array.host.data() : slices + offset * element_size(array.spec->type);
+                arrays.arrays_.push_back({array.spec->name, array.spec->type, data, array.size});
                 offset += input ? 0 : array.size;
             }
             spec_.reference(request_.settings, arrays);
@@ -388,11 +449,32 @@ private:
         const BufferSpec* spec;
         std::size_t size;
         HostBuffer host;
-        Buffer<float> device;
+        RawBuffer device;
         bool copied; ///< moved by copies; a mapped input is read in place
     };
+
+    /// The outputs' one element type; InvalidArgument naming two that differ.
+    ElementType output_type() const
+    {
+        const BufferSpec* first = nullptr;
+        for (const auto& buffer : spec_.buffers) {
+            if (buffer.role != BufferSpec::Role::output) {
+                continue;
+            }
+            if (first != nullptr && buffer.type != first->type) {
+                throw InvalidArgument("duet", "workload::Spec", 0, "",
+                                      "outputs '" + first->name + "' (" + std::string(to_string(first->type)) +
+                                          ") and '" + buffer.name + "' (" + std::string(to_string(buffer.type)) +
+                                          ") differ in element type; a spec's outputs are checked as one array");
+            }
+            first = first != nullptr ? first : &buffer;
+        }
+        return first != nullptr ? first->type : ElementType::f32;
+    }
+
     const Spec& spec_;
     const RunRequest& request_;
+    ElementType output_type_;
     std::vector<Array> arrays_;
     DeviceBuffers buffers_;
 };
@@ -407,7 +489,8 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
     for (const auto& buffer : spec_.buffers) {
         const bool output = buffer.role == BufferSpec::Role::output;
         const bool mapped = buffer.host_memory && buffer.host_memory(request.settings) == HostMemoryKind::mapped;
-        const std::uint64_t bytes = (buffer.size(request.settings) + (output ? sentinel_elements : 0)) * sizeof(float);
+        const std::uint64_t bytes =
+            (buffer.size(request.settings) + (output ? sentinel_elements : 0)) * element_size(buffer.type);
         if (!(mapped && !output)) {
             footprint.device_bytes += bytes;
             footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);

@@ -52,14 +52,15 @@ public:
         auto dx = device.alloc<float>(n), dy = device.alloc<float>(n);
 
         duet::Measurement result;
-        result.output.resize(n);
+        std::vector<float>& output = result.output.as<float>();
+        output.resize(n);
         const duet::Event start = queue.record();
         queue.write(dx, x);
         queue.write(dy, y);
         const duet::Event copied_in = queue.record();
         queue.launch(kernel, duet::Range::cover(n, block), static_cast<std::uint32_t>(n), a, dx, dy);
         const duet::Event computed = queue.record();
-        queue.read(result.output, dy);
+        queue.read(output, dy);
         const duet::Event copied_out = queue.record();
         queue.finish();
         duet::Sample sample;
@@ -76,7 +77,7 @@ public:
         if (request.verify) {
             for (std::size_t i = 0; i < n; ++i) {
                 const double want = static_cast<double>(a) * x[i] + y[i];
-                const double error = std::abs(result.output[i] - want) / std::max(1.0, std::abs(want));
+                const double error = std::abs(output[i] - want) / std::max(1.0, std::abs(want));
                 result.max_error = std::isnan(error) ? INFINITY : std::max(result.max_error, error);
             }
             result.verified = true;

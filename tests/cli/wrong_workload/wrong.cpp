@@ -48,7 +48,8 @@ public:
         auto da = device.alloc<float>(n), db = device.alloc<float>(n), dc = device.alloc<float>(n);
 
         duet::Measurement result;
-        result.output.resize(n);
+        std::vector<float>& output = result.output.as<float>();
+        output.resize(n);
         result.samples = duet::workload::repeat(request.timing, [&] {
             duet::workload::PhaseTimer timer(queue);
             queue.write(da, a);
@@ -56,7 +57,7 @@ public:
             timer.mark(duet::Phase::h2d);
             queue.launch(kernel, duet::Range::cover(n, 64), da, db, dc, static_cast<std::uint32_t>(n), offset);
             timer.mark(duet::Phase::kernel);
-            queue.read(result.output, dc);
+            queue.read(output, dc);
             timer.mark(duet::Phase::d2h);
             return timer.sample();
         });
@@ -69,7 +70,7 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 expected[i] = a[i] + b[i];
             }
-            result.agreement = duet::workload::compare(result.output, expected, result.tolerance);
+            result.agreement = duet::workload::compare(result.output, std::move(expected), result.tolerance);
             result.max_error = drift ? 0 : result.agreement.max_error;
             result.verified = true;
         }

@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 3
+#define DUET_WORKLOAD_ABI_VERSION 4
 
 namespace duet {
 
@@ -139,7 +139,7 @@ struct Measurement {
     double tolerance = 0;  ///< what max_error is allowed, and why
     std::string tolerance_reason;
     workload::Agreement agreement; ///< the output against the reference, element by element
-    std::vector<float> output;     ///< compared across devices and variants, with `tolerance`
+    workload::Values output;       ///< compared across devices and variants, with `tolerance`
     workload::Shape output_shape;
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
     double rate_ms = 0;                                 ///< the median of the samples' rate_ms

@@ -67,7 +67,7 @@ Run execute(const Job& job, bool verify);
 /// Every cross check of a workload's runs; then the outputs are released. The devices of one
 /// variant are compared with the first that matches the reference (a run that differs by more
 /// than both tolerances becomes wrong), and so are the variants on one device: two variants that
-/// disagree on one device are a disagreement. Variants whose outputs differ in length (computed
+/// disagree on one device are a disagreement. Variants whose outputs differ in length or element type (computed
 /// over other dimensions) are not compared.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 

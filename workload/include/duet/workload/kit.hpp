@@ -36,49 +36,79 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
 
 // ---- The declarative spec ----
 
-/// One float array of the workload, on the device and on the host.
+/// One array of the workload, on the device and on the host.
 struct BufferSpec {
     enum class Role { input, output };
     std::string name;
     Role role = Role::input;
+    ElementType type = ElementType::f32;
     /// Elements, from the settings.
     std::function<std::size_t(const Settings&)> size;
-    /// How an input's values are drawn from its seed: random_floats unless the spec says (a
-    /// workload whose inputs must be, say, positive or integral draws its own; never zeros).
-    std::function<std::vector<float>(std::size_t n, std::uint64_t seed)> draw;
+    /// How an input's values are drawn from its seed, `type` elements: random_values unless the
+    /// spec says (a workload whose inputs must be, say, positive or integral draws its own; never
+    /// zeros).
+    std::function<Values(std::size_t n, std::uint64_t seed)> draw;
     /// Host memory the array lives in (pageable unless the spec says): for an input of kind
     /// `mapped`, the kernel reads it in place and there is no copy in.
     std::function<HostMemoryKind(const Settings&)> host_memory;
     /// An output's layout, so a disagreement names its row and column.
     std::function<Shape(const Settings&)> shape;
 };
-/// An input drawn from the run's seed (each input its own stream), by random_floats unless its
+/// An input drawn from the run's seed (each input its own stream), by random_values unless its
 /// `draw` is set.
-BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size);
-/// An output, poisoned before each pass, with sentinels past its end that must survive.
-BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size);
+BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size,
+                 ElementType type = ElementType::f32);
+/// An output, poisoned before each pass, with sentinels past its end that must survive. The
+/// outputs of one spec share an element type: they are checked as one array.
+BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size,
+                  ElementType type = ElementType::f32);
 
 /// The run's device buffers by name, as the launch step gets them. Each output is allocated
 /// `sentinel_elements` longer than its size; launch steps pass the sizes from the settings.
 class DeviceBuffers {
 public:
-    const Buffer<float>& operator[](std::string_view name) const;
+    /// The buffer of that name; InvalidArgument when it holds another element type than T.
+    template <class T = float> Buffer<T> get(std::string_view name) const
+    {
+        return Buffer<T>(find(name, element_type_of<T>));
+    }
 
 private:
     friend class Runner;
-    std::vector<std::pair<std::string, Buffer<float>>> buffers_;
+    const RawBuffer& find(std::string_view name, ElementType type) const;
+    struct Entry {
+        std::string name;
+        ElementType type;
+        RawBuffer buffer;
+    };
+    std::vector<Entry> buffers_;
 };
 
 /// The run's host arrays by name, as the CPU reference gets them: the inputs as drawn, the
-/// outputs to fill.
+/// outputs to fill. InvalidArgument for a name not declared, or another element type than T.
 class HostArrays {
 public:
-    std::span<const float> in(std::string_view name) const;
-    std::span<float> out(std::string_view name) const;
+    template <class T = float> std::span<const T> in(std::string_view name) const
+    {
+        const auto [data, size] = find(name, element_type_of<T>);
+        return {static_cast<const T*>(data), size};
+    }
+    template <class T = float> std::span<T> out(std::string_view name) const
+    {
+        const auto [data, size] = find(name, element_type_of<T>);
+        return {static_cast<T*>(data), size};
+    }
 
 private:
     friend class Runner;
-    std::vector<std::pair<std::string, std::span<float>>> arrays_;
+    std::pair<void*, std::size_t> find(std::string_view name, ElementType type) const;
+    struct Entry {
+        std::string name;
+        ElementType type;
+        void* data;
+        std::size_t size;
+    };
+    std::vector<Entry> arrays_;
 };
 
 /// One timed pass's kernel work, enqueued on `queue`; returns without waiting.
@@ -128,17 +158,22 @@ private:
 
 /// Floats in ±[0.5, 2): no zeros, which would hide unwritten outputs, and no denormals.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
+/// `n` values of `type` from `seed`: floats as random_floats, doubles likewise in ±[0.5, 2),
+/// integers in ±[1, 1000] (unsigned: [1, 1000]; uint8: [1, 255]).
+Values random_values(ElementType type, std::size_t n, std::uint64_t seed);
 
 /// The value outputs are filled with before a pass, so an element nobody wrote fails the check: a
-/// quiet NaN with a payload of its own, told apart from a NaN a kernel computes.
-float poison();
+/// quiet NaN with a payload of its own, told apart from a NaN a kernel computes; for integers the
+/// most negative value (unsigned: the largest), which a kernel may compute, so a sentinel can
+/// miss a stray write of exactly that value.
+template <class T = float> T poison();
 
 /// Elements past the end of every output the runner allocates, poisoned, checked after each run.
 inline constexpr std::size_t sentinel_elements = 1024;
 
-/// Throws Error naming the first element of `tail` that is not poison(): a kernel wrote past the
-/// end of `what`.
-void check_sentinels(std::span<const float> tail, const std::string& what);
+/// Throws Error naming the first element of `tail` that is not poison<T>(): a kernel wrote past
+/// the end of `what`.
+template <class T> void check_sentinels(std::span<const T> tail, const std::string& what);
 
 /// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer of twice
 /// the device's last-level cache and writes nothing. The launch is then already queued when the
@@ -212,11 +247,11 @@ double best_device_ms(Queue& queue, int repeats, const std::function<void()>& bo
 /// another name throws InvalidArgument listing the kinds.
 HostMemoryKind host_memory_kind(const std::string& name);
 
-/// When the request asks for verification: runs `reference` into n floats on the host, timed,
-/// and compares result.output with them element by element (result.agreement, result.max_error).
-/// Needs result.tolerance set.
-void check_against_reference(const RunRequest& request, Measurement& result, std::size_t n,
-                             const std::function<void(std::span<float>)>& reference);
+/// When the request asks for verification: runs `reference` into an array of result.output's
+/// type and size (each element poison until written), timed, and compares result.output with it
+/// element by element (result.agreement, result.max_error). Needs result.tolerance set.
+void check_against_reference(const RunRequest& request, Measurement& result,
+                             const std::function<void(Values& expected)>& reference);
 
 } // namespace duet::workload
 
