@@ -25,17 +25,6 @@ struct Check {
     std::string what;
 };
 
-std::vector<fs::path> directories_in(const char* variable)
-{
-    std::vector<fs::path> directories;
-    if (const char* value = std::getenv(variable)) {
-        for (const auto& piece : split(value, ':')) {
-            directories.emplace_back(piece);
-        }
-    }
-    return directories;
-}
-
 bool is_inside(const fs::path& file, const std::vector<fs::path>& directories)
 {
     for (const auto& directory : directories) {
@@ -47,12 +36,13 @@ bool is_inside(const fs::path& file, const std::vector<fs::path>& directories)
     return false;
 }
 
-/// Each directory on a user's search path must exist and hold a plugin the registry found there
-/// (`found`: the files it tried): a typo, or a folder one level off, is why a plugin is missing.
-void check_search_path(const char* variable, const std::string& plugin_file, const std::vector<fs::path>& found,
-                       std::vector<Check>& checks)
+/// Each directory on a user's search path (`directories`, named by `variable`) must exist and hold
+/// a plugin the registry found there (`found`: the files it tried): a typo, or a folder one level
+/// off, is why a plugin is missing.
+void check_search_path(const char* variable, const std::vector<fs::path>& directories, const std::string& plugin_file,
+                       const std::vector<fs::path>& found, std::vector<Check>& checks)
 {
-    for (const auto& directory : directories_in(variable)) {
+    for (const auto& directory : directories) {
         std::error_code error;
         const std::string named = std::string(variable) + " names " + directory.string();
         const auto in_directory = [&](const fs::path& file) { return is_inside(file, {directory}); };
@@ -106,9 +96,10 @@ int doctor_command(const Arguments& arguments)
     for (const auto& plugin : workloads.plugins()) {
         workload_files.push_back(plugin.path);
     }
-    check_search_path("DUET_BACKEND_PATH", "libduet_backend_<name>.so", backend_files, checks);
-    check_search_path("DUET_PLUGIN_PATH", "libduet_workload_<name>.so", workload_files, checks);
-    const auto user_backend_dirs = directories_in("DUET_BACKEND_PATH");
+    const auto user_backend_dirs = Registry::environment_search_path();
+    check_search_path("DUET_BACKEND_PATH", user_backend_dirs, "libduet_backend_<name>.so", backend_files, checks);
+    check_search_path("DUET_PLUGIN_PATH", WorkloadRegistry::environment_search_path(), "libduet_workload_<name>.so",
+                      workload_files, checks);
     for (const auto& backend : registry.backends()) {
         if (!backend.loaded && (backend.failed || is_inside(backend.path, user_backend_dirs))) {
             checks.push_back({false, "backend plugin " + backend.name + " (" + backend.path.string() +

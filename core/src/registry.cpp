@@ -1,8 +1,8 @@
 // Backend discovery and loading through Boost.DLL, and device selection by selector string.
 #include <duet/registry.hpp>
 
-#include <duet/detail/plugins.hpp>
 #include "state.hpp"
+#include <duet/detail/plugins.hpp>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -19,6 +19,8 @@ namespace duet {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* backend_path_variable = "DUET_BACKEND_PATH";
 
 /// Backends duet ships; each is listed even when its plugin is absent, so users see why.
 constexpr const char* known_backends[] = {"opencl", "cuda"};
@@ -92,8 +94,7 @@ std::string last_error_text(const duet_backend_v1& api)
 }
 
 /// A fixed-size text field of duet_device_properties, up to its terminator or its end.
-template <std::size_t N>
-std::string text(const char (&field)[N])
+template <std::size_t N> std::string text(const char (&field)[N])
 {
     return std::string(field, strnlen(field, N));
 }
@@ -262,7 +263,8 @@ std::string device_list(const std::vector<Device>& devices, const std::vector<Ba
 {
     std::string text = "devices that exist:";
     for (const auto& device : devices) {
-        text += "\n  " + device.selector() + "  " + device.properties().name + " (" + device.properties().platform + ")";
+        text +=
+            "\n  " + device.selector() + "  " + device.properties().name + " (" + device.properties().platform + ")";
     }
     if (devices.empty()) {
         text += " none";
@@ -291,7 +293,13 @@ bool matches(const Device& device, const std::string& which)
 std::vector<fs::path> Registry::default_search_path()
 {
     const fs::path here = boost::dll::this_line_location().parent_path();
-    return detail::search_path("DUET_BACKEND_PATH", here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_BACKEND_DIR, here / "duet");
+    return detail::search_path(backend_path_variable, here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_BACKEND_DIR,
+                               here / "duet");
+}
+
+std::vector<fs::path> Registry::environment_search_path()
+{
+    return detail::directories_from(backend_path_variable);
 }
 
 const Registry& Registry::global()
@@ -333,7 +341,8 @@ Device Registry::select(std::string_view selector) const
     if (colon != std::string::npos || backend_alone) {
         const std::string backend = wanted.substr(0, colon);
         const std::string which = colon == std::string::npos ? "" : wanted.substr(colon + 1);
-        const auto info = std::find_if(backends_.begin(), backends_.end(), [&](const auto& b) { return b.name == backend; });
+        const auto info =
+            std::find_if(backends_.begin(), backends_.end(), [&](const auto& b) { return b.name == backend; });
         if (info == backends_.end()) {
             return not_found("no backend named '" + backend + "' in selector '" + std::string(selector) + "'");
         }
@@ -402,7 +411,8 @@ Device Registry::default_device() const
         return *gpu;
     }
     if (devices_.empty()) {
-        detail::fail<Unavailable>("duet", "Registry::default_device", "no device found\n" + device_list(devices_, backends_));
+        detail::fail<Unavailable>("duet", "Registry::default_device",
+                                  "no device found\n" + device_list(devices_, backends_));
     }
     return devices_.front();
 }

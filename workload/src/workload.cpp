@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* plugin_path_variable = "DUET_PLUGIN_PATH";
+
 /// Whole numbers in full ("2147483648", not "2.14748e+09"); others as the shortest round trip.
 std::string number(double value)
 {
@@ -269,8 +271,13 @@ void Measurement::set_medians()
 std::vector<fs::path> WorkloadRegistry::default_search_path()
 {
     const fs::path here = boost::dll::this_line_location().parent_path();
-    return detail::search_path("DUET_PLUGIN_PATH", here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_WORKLOAD_DIR,
+    return detail::search_path(plugin_path_variable, here, DUET_BUILD_LIBRARY_DIR, DUET_BUILD_WORKLOAD_DIR,
                                here / "duet" / "workloads");
+}
+
+std::vector<fs::path> WorkloadRegistry::environment_search_path()
+{
+    return detail::directories_from(plugin_path_variable);
 }
 
 const WorkloadRegistry& WorkloadRegistry::global()
@@ -344,11 +351,11 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
             broken += "\n  " + plugin.name + " (" + plugin.path.string() + ") did not load: " + plugin.reason;
         }
     }
-    const char* plugin_path = std::getenv("DUET_PLUGIN_PATH");
+    const char* plugin_path = std::getenv(plugin_path_variable);
     fail<NotFound>("duet", "WorkloadRegistry::find",
                    "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
-                       "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) +
-                       "\n(DUET_PLUGIN_PATH " +
+                       "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) + "\n(" +
+                       std::string(plugin_path_variable) + " " +
                        (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
                        "; a folder of your own workload plugins goes there)");
 }

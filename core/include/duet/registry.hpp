@@ -13,11 +13,11 @@
 namespace duet {
 
 struct BackendInfo {
-    std::string name;            ///< "opencl", "cuda"
-    std::filesystem::path path;  ///< the plugin file tried; empty when none was found
+    std::string name;           ///< "opencl", "cuda"
+    std::filesystem::path path; ///< the plugin file tried; empty when none was found
     bool loaded = false;
-    std::string reason;          ///< why it did not load (loader text, ABI mismatch, bad table, no devices)
-    std::string version;         ///< driver and compiler versions the backend reports
+    std::string reason;  ///< why it did not load (loader text, ABI mismatch, bad table, no devices)
+    std::string version; ///< driver and compiler versions the backend reports
     std::uint32_t device_count = 0;
     /// Not loaded through the plugin's own fault (it cannot be opened, breaks the ABI's rules, or
     /// a call failed or threw), rather than for want of a driver or a device here.
@@ -35,6 +35,9 @@ public:
     /// In order: every directory in DUET_BACKEND_PATH (':'-separated), the build tree's backend
     /// directory, and the directory beside the installed core library.
     static std::vector<std::filesystem::path> default_search_path();
+    /// The directories DUET_BACKEND_PATH names, in order: the user's part of default_search_path(),
+    /// where a missing plugin is the user's to find.
+    static std::vector<std::filesystem::path> environment_search_path();
 
     /// Loads every libduet_backend_<name>.so in `directories`; the first file of a name wins.
     /// Nothing a plugin does escapes as an exception: one that cannot be opened, breaks the ABI's

@@ -205,6 +205,8 @@ class WorkloadRegistry {
 public:
     static const WorkloadRegistry& global();
     static std::vector<std::filesystem::path> default_search_path();
+    /// The directories DUET_PLUGIN_PATH names, in order: the user's part of default_search_path().
+    static std::vector<std::filesystem::path> environment_search_path();
     explicit WorkloadRegistry(const std::vector<std::filesystem::path>& directories);
 
     const std::vector<WorkloadPluginInfo>& plugins() const { return plugins_; }
