@@ -26,17 +26,30 @@ std::string_view to_string(DeviceType type)
 
 Device::Device(std::shared_ptr<const detail::DeviceState> state) : state_(std::move(state)) {}
 
-const DeviceProperties& Device::properties() const { return state_->properties; }
-const std::string& Device::backend() const { return state_->backend->name(); }
-std::uint32_t Device::index() const { return state_->index; }
-std::string Device::selector() const { return backend() + ":" + std::to_string(index()); }
+const DeviceProperties& Device::properties() const
+{
+    return detail::live(state_, "Device::properties", "Device").properties;
+}
+const std::string& Device::backend() const
+{
+    return detail::live(state_, "Device::backend", "Device").backend->name();
+}
+std::uint32_t Device::index() const
+{
+    return detail::live(state_, "Device::index", "Device").index;
+}
+std::string Device::selector() const
+{
+    return backend() + ":" + std::to_string(index());
+}
 
 Queue Device::create_queue() const
 {
+    const detail::DeviceState& state = detail::live(state_, "Device::create_queue", "Device");
     auto queue = std::make_shared<detail::QueueState>();
     queue->device = state_;
-    state_->check(state_->backend->require(state_->api().queue_create, "queues")(state_->handle, &queue->handle));
-    state_->add_queue(*queue);
+    state.check(state.backend->require(state.api().queue_create, "queues")(state.handle, &queue->handle));
+    state.add_queue(*queue);
     return Queue(std::move(queue));
 }
 
@@ -83,31 +96,34 @@ std::shared_ptr<detail::BufferState> new_buffer(const std::shared_ptr<const deta
 
 RawBuffer Device::alloc_bytes(std::size_t bytes) const
 {
-    check_fits(*state_, bytes, "Device::alloc");
+    const detail::DeviceState& state = detail::live(state_, "Device::alloc", "Device");
+    check_fits(state, bytes, "Device::alloc");
     auto buffer = new_buffer(state_, bytes);
-    state_->charge(bytes, "Device::alloc");
+    state.charge(bytes, "Device::alloc");
     buffer->charged = bytes;
-    state_->check(state_->backend->require(state_->api().buffer_create, "device buffers")(state_->handle, bytes,
-                                                                                          &buffer->handle));
+    state.check(
+        state.backend->require(state.api().buffer_create, "device buffers")(state.handle, bytes, &buffer->handle));
     return RawBuffer(std::move(buffer));
 }
 
 std::pair<RawBuffer, std::size_t> Device::alloc_pitched_bytes(std::size_t width_bytes, std::size_t rows) const
 {
-    check_fits(*state_, checked_bytes(width_bytes, rows), "Device::alloc_pitched");
+    const detail::DeviceState& state = detail::live(state_, "Device::alloc_pitched", "Device");
+    check_fits(state, checked_bytes(width_bytes, rows), "Device::alloc_pitched");
     auto buffer = new_buffer(state_, 0);
     std::size_t pitch = 0;
-    state_->check(state_->backend->require(state_->api().buffer_create_pitched, "pitched buffers")(
-        state_->handle, width_bytes, rows, &buffer->handle, &pitch));
+    state.check(state.backend->require(state.api().buffer_create_pitched,
+                                       "pitched buffers")(state.handle, width_bytes, rows, &buffer->handle, &pitch));
     // The padded size is known only now; a refusal releases the new buffer, unused.
     buffer->bytes = pitch * rows;
-    state_->charge(buffer->bytes, "Device::alloc_pitched");
+    state.charge(buffer->bytes, "Device::alloc_pitched");
     buffer->charged = buffer->bytes;
     return {RawBuffer(std::move(buffer)), pitch};
 }
 
 HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
 {
+    const detail::DeviceState& state = detail::live(state_, "Device::alloc_host", "Device");
     if (bytes == 0) {
         detail::fail<InvalidArgument>(backend(), "Device::alloc_host", "an allocation of 0 bytes");
     }
@@ -131,8 +147,8 @@ HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
         const auto native_kind = kind == HostMemoryKind::pinned           ? DUET_HOST_PINNED
                                  : kind == HostMemoryKind::write_combined ? DUET_HOST_WRITE_COMBINED
                                                                           : DUET_HOST_MAPPED;
-        state_->check(state_->backend->require(state_->api().host_alloc, "page-locked host memory")(
-            state_->handle, bytes, native_kind, &host->handle, &host->data));
+        state.check(state.backend->require(state.api().host_alloc, "page-locked host memory")(
+            state.handle, bytes, native_kind, &host->handle, &host->data));
         break;
     }
     case HostMemoryKind::registered:
@@ -144,6 +160,7 @@ HostBuffer Device::alloc_host(std::size_t bytes, HostMemoryKind kind) const
 
 HostBuffer Device::register_host(void* pointer, std::size_t bytes) const
 {
+    const detail::DeviceState& state = detail::live(state_, "Device::register_host", "Device");
     if (pointer == nullptr || bytes == 0) {
         detail::fail<InvalidArgument>(backend(), "Device::register_host",
                                       pointer == nullptr ? "null host pointer" : "a registration of 0 bytes");
@@ -153,8 +170,8 @@ HostBuffer Device::register_host(void* pointer, std::size_t bytes) const
     host->bytes = bytes;
     host->kind = HostMemoryKind::registered;
     host->data = pointer;
-    state_->check(state_->backend->require(state_->api().host_register, "host memory registration")(
-        state_->handle, pointer, bytes, &host->handle));
+    state.check(state.backend->require(state.api().host_register, "host memory registration")(state.handle, pointer,
+                                                                                              bytes, &host->handle));
     return HostBuffer(std::move(host));
 }
 
@@ -205,9 +222,10 @@ void DeviceState::refund(std::size_t bytes) const noexcept
 
 NativeDevice Device::native() const
 {
+    const detail::DeviceState& state = detail::live(state_, "Device::native", "Device");
     NativeDevice native{nullptr, nullptr};
-    state_->check(state_->backend->require(state_->api().device_native, "native device handles")(
-        state_->handle, &native.device, &native.context));
+    state.check(state.backend->require(state.api().device_native, "native device handles")(state.handle, &native.device,
+                                                                                           &native.context));
     return native;
 }
 

@@ -31,7 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_source(ProgramFormat format) { return format == ProgramFormat::opencl_c || format == ProgramFormat::cuda_c; }
+bool is_source(ProgramFormat format)
+{
+    return format == ProgramFormat::opencl_c || format == ProgramFormat::cuda_c;
+}
 
 std::string option_text(const BuildOptions& options)
 {
@@ -78,11 +81,11 @@ std::string cache_key(const detail::DeviceState& device, const ProgramImage& ima
 {
     const auto& p = device.properties;
     std::string key = "duet abi " + std::to_string(DUET_ABI_MAJOR) + "." + std::to_string(DUET_ABI_MINOR) +
-                      "\nbackend " + device.backend->name() + " " + device.backend->version() + "\nplatform " + p.platform + "\ndevice " + p.name +
-                      "\nvendor " + p.vendor + "\ndriver " + p.driver_version + "\napi " + p.api_version +
-                      "\ncompute capability " + std::to_string(p.compute_capability_major) + "." +
-                      std::to_string(p.compute_capability_minor) + "\nformat " + std::string(to_string(image.format)) +
-                      "\noptions " + options + "\nsource\n";
+                      "\nbackend " + device.backend->name() + " " + device.backend->version() + "\nplatform " +
+                      p.platform + "\ndevice " + p.name + "\nvendor " + p.vendor + "\ndriver " + p.driver_version +
+                      "\napi " + p.api_version + "\ncompute capability " + std::to_string(p.compute_capability_major) +
+                      "." + std::to_string(p.compute_capability_minor) + "\nformat " +
+                      std::string(to_string(image.format)) + "\noptions " + options + "\nsource\n";
     key += image.data;
     std::set<fs::path> seen;
     append_headers(key, image.data, include_dirs, seen);
@@ -146,25 +149,29 @@ std::string program_binary(const detail::BuiltProgram& program)
 
 } // namespace
 
-Program Device::build(const ProgramSource& source) const { return build(source, BuildOptions{}); }
+Program Device::build(const ProgramSource& source) const
+{
+    return build(source, BuildOptions{});
+}
 
 Program Device::build(const ProgramSource& source, const BuildOptions& options) const
 {
+    const detail::DeviceState& state = detail::live(state_, "Device::build", "Device");
     const std::string options_text = option_text(options);
-    const ProgramImage& image = choose_image(*state_, source, !options_text.empty());
+    const ProgramImage& image = choose_image(state, source, !options_text.empty());
     const auto program = [&](std::shared_ptr<const detail::BuiltProgram> built) {
         return Program(
             std::make_shared<const detail::ProgramState>(detail::ProgramState{state_, std::move(built), source.name}));
     };
     if (!is_source(image.format)) {
-        return program(create_program(*state_, image.format, image.data, options_text));
+        return program(create_program(state, image.format, image.data, options_text));
     }
 
-    const std::string key = cache_key(*state_, image, options_text, options.include_dirs);
+    const std::string key = cache_key(state, image, options_text, options.include_dirs);
     const auto disk_cache = options.use_cache ? detail::CacheDirectory::open() : std::nullopt;
-    std::lock_guard lock(state_->programs_mutex);
+    std::lock_guard lock(state.programs_mutex);
     if (options.use_cache) {
-        if (const auto built = state_->programs.find(key); built != state_->programs.end()) {
+        if (const auto built = state.programs.find(key); built != state.programs.end()) {
             return program(built->second);
         }
     }
@@ -172,7 +179,7 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
     if (disk_cache) {
         if (const auto binary = disk_cache->load(key)) {
             try {
-                built = create_program(*state_, ProgramFormat::native, *binary, options_text);
+                built = create_program(state, ProgramFormat::native, *binary, options_text);
             } catch (const Error&) {
                 // An entry that verifies but the driver refuses (a driver update it cannot tell
                 // from the key): build from source and replace it below.
@@ -180,13 +187,13 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
         }
     }
     if (!built) {
-        built = create_program(*state_, image.format, image.data, options_text);
+        built = create_program(state, image.format, image.data, options_text);
         if (disk_cache) {
             disk_cache->store(key, program_binary(*built));
         }
     }
     if (options.use_cache) {
-        state_->programs.emplace(key, built);
+        state.programs.emplace(key, built);
     }
     return program(std::move(built));
 }
@@ -221,14 +228,20 @@ std::string Program::binary() const
 {
     return program_binary(*detail::live(state_, "Program::binary", "Program").built);
 }
-Device Program::device() const { return Device(detail::live(state_, "Program::device", "Program").device); }
+Device Program::device() const
+{
+    return Device(detail::live(state_, "Program::device", "Program").device);
+}
 bool Program::same_build(const Program& other) const
 {
     return detail::live(state_, "Program::same_build", "Program").built ==
            detail::live(other.state_, "Program::same_build", "Program").built;
 }
 
-const std::string& Kernel::name() const { return detail::live(state_, "Kernel::name", "Kernel").name; }
+const std::string& Kernel::name() const
+{
+    return detail::live(state_, "Kernel::name", "Kernel").name;
+}
 std::uint64_t Kernel::max_block_size() const
 {
     return detail::live(state_, "Kernel::max_block_size", "Kernel").max_block_size;

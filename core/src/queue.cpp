@@ -17,7 +17,10 @@ namespace {
 using detail::bytes_text;
 
 /// The operands of a size computation, named for a message: "destination origin_slice + depth".
-std::string operands(const char* side, const char* what) { return side ? std::string(side) + " " + what : what; }
+std::string operands(const char* side, const char* what)
+{
+    return side ? std::string(side) + " " + what : what;
+}
 
 /// a + b, or InvalidArgument naming both when the sum wraps: an offset near SIZE_MAX must not pass
 /// a bounds check. `what` says what is added ("offset + size"), `side` whose it is, if any.
@@ -147,17 +150,28 @@ void check_rect_host(const detail::QueueState& queue, const void* pointer, const
     }
 }
 
-bool empty(const Extent& extent) { return extent.width_bytes == 0 || extent.height == 0 || extent.depth == 0; }
+bool empty(const Extent& extent)
+{
+    return extent.width_bytes == 0 || extent.height == 0 || extent.depth == 0;
+}
 
-duet_extent native_extent(const Extent& extent) { return {extent.width_bytes, extent.height, extent.depth}; }
+duet_extent native_extent(const Extent& extent)
+{
+    return {extent.width_bytes, extent.height, extent.depth};
+}
 
 } // namespace
 
-Device Queue::device() const { return Device(state_->device); }
+Device Queue::device() const
+{
+    const detail::QueueState& state = detail::live(state_, "Queue::device", "Queue");
+    return Device(state.device);
+}
 
 std::size_t Queue::checked_product(std::size_t a, std::size_t b, const char* call, const char* what) const
 {
-    return multiply(*state_, call, a, b, what);
+    const detail::QueueState& state = detail::live(state_, call, "Queue");
+    return multiply(state, call, a, b, what);
 }
 
 void Queue::check_count(std::size_t expected, std::size_t given)
@@ -171,50 +185,54 @@ void Queue::check_count(std::size_t expected, std::size_t given)
 
 void Queue::write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::write", "Queue");
     constexpr const char* call = "Queue::write";
-    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
-    check_host(*state_, src, call);
-    check_range(*state_, buffer, dst_offset, bytes, call, "destination");
+    const auto& buffer = checked_buffer(state, dst, call, "destination");
+    check_host(state, src, call);
+    check_range(state, buffer, dst_offset, bytes, call, "destination");
     if (bytes != 0) {
-        state_->device->check(state_->device->api().queue_write(state_->handle, buffer.handle, dst_offset, src, bytes));
+        state.device->check(state.device->api().queue_write(state.handle, buffer.handle, dst_offset, src, bytes));
     }
 }
 
 void Queue::read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, std::size_t bytes)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::read", "Queue");
     constexpr const char* call = "Queue::read";
-    const auto& buffer = checked_buffer(*state_, src, call, "source");
-    check_host(*state_, dst, call);
-    check_range(*state_, buffer, src_offset, bytes, call, "source");
+    const auto& buffer = checked_buffer(state, src, call, "source");
+    check_host(state, dst, call);
+    check_range(state, buffer, src_offset, bytes, call, "source");
     if (bytes != 0) {
-        state_->device->check(state_->device->api().queue_read(state_->handle, dst, buffer.handle, src_offset, bytes));
+        state.device->check(state.device->api().queue_read(state.handle, dst, buffer.handle, src_offset, bytes));
     }
 }
 
 void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBuffer& src, std::size_t src_offset,
                        std::size_t bytes)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::copy", "Queue");
     constexpr const char* call = "Queue::copy";
-    const auto& to = checked_buffer(*state_, dst, call, "destination");
-    const auto& from = checked_buffer(*state_, src, call, "source");
-    check_range(*state_, to, dst_offset, bytes, call, "destination");
-    check_range(*state_, from, src_offset, bytes, call, "source");
+    const auto& to = checked_buffer(state, dst, call, "destination");
+    const auto& from = checked_buffer(state, src, call, "source");
+    check_range(state, to, dst_offset, bytes, call, "destination");
+    check_range(state, from, src_offset, bytes, call, "source");
     if (&to == &from && dst_offset < src_offset + bytes && src_offset < dst_offset + bytes) {
-        detail::fail<InvalidArgument>(state_->device->backend->name(), call,
+        detail::fail<InvalidArgument>(state.device->backend->name(), call,
                                       "source and destination overlap within one buffer");
     }
     if (bytes != 0) {
-        state_->device->check(
-            state_->device->api().queue_copy(state_->handle, to.handle, dst_offset, from.handle, src_offset, bytes));
+        state.device->check(
+            state.device->api().queue_copy(state.handle, to.handle, dst_offset, from.handle, src_offset, bytes));
     }
 }
 
 void Queue::fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                        std::size_t pattern_size)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::fill", "Queue");
     constexpr const char* call = "Queue::fill";
-    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
-    const std::string& name = state_->device->backend->name();
+    const auto& buffer = checked_buffer(state, dst, call, "destination");
+    const std::string& name = state.device->backend->name();
     if (pattern == nullptr || pattern_size == 0 || pattern_size > 128 || !std::has_single_bit(pattern_size)) {
         detail::fail<InvalidArgument>(name, call,
                                       "the pattern must be 1, 2, 4, ... or 128 bytes (OpenCL's limit); got " +
@@ -225,75 +243,79 @@ void Queue::fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t byt
                                       "offset " + bytes_text(offset) + " and size " + bytes_text(bytes) +
                                           " must be multiples of the " + bytes_text(pattern_size) + " pattern");
     }
-    check_range(*state_, buffer, offset, bytes, call, "destination");
+    check_range(state, buffer, offset, bytes, call, "destination");
     if (bytes != 0) {
-        state_->device->check(state_->device->backend->require(state_->device->api().queue_fill, "fills")(
-            state_->handle, buffer.handle, offset, bytes, pattern, pattern_size));
+        state.device->check(state.device->backend->require(state.device->api().queue_fill, "fills")(
+            state.handle, buffer.handle, offset, bytes, pattern, pattern_size));
     }
 }
 
 void Queue::write_rect(const RawBuffer& dst, const RectSide& dst_side, const void* src, const RectSide& src_side,
                        const Extent& extent)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::write_rect", "Queue");
     constexpr const char* call = "Queue::write_rect";
-    const auto& buffer = checked_buffer(*state_, dst, call, "destination");
-    check_host(*state_, src, call);
-    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
-    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    const auto& buffer = checked_buffer(state, dst, call, "destination");
+    check_host(state, src, call);
+    const auto to = rect_side(state, dst_side, extent, call, "destination");
+    const auto from = rect_side(state, src_side, extent, call, "source");
     if (empty(extent)) {
         return;
     }
-    check_rect_buffer(*state_, buffer, to, extent, call, "destination");
-    check_rect_host(*state_, src, from, extent, call, "source");
+    check_rect_buffer(state, buffer, to, extent, call, "destination");
+    check_rect_host(state, src, from, extent, call, "source");
     const auto region = native_extent(extent);
-    state_->device->check(state_->device->backend->require(state_->device->api().queue_write_rect, "rectangular copies")(
-        state_->handle, buffer.handle, &to, src, &from, &region));
+    state.device->check(state.device->backend->require(state.device->api().queue_write_rect, "rectangular copies")(
+        state.handle, buffer.handle, &to, src, &from, &region));
 }
 
 void Queue::read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
                       const Extent& extent)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::read_rect", "Queue");
     constexpr const char* call = "Queue::read_rect";
-    const auto& buffer = checked_buffer(*state_, src, call, "source");
-    check_host(*state_, dst, call);
-    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
-    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    const auto& buffer = checked_buffer(state, src, call, "source");
+    check_host(state, dst, call);
+    const auto to = rect_side(state, dst_side, extent, call, "destination");
+    const auto from = rect_side(state, src_side, extent, call, "source");
     if (empty(extent)) {
         return;
     }
-    check_rect_buffer(*state_, buffer, from, extent, call, "source");
-    check_rect_host(*state_, dst, to, extent, call, "destination");
+    check_rect_buffer(state, buffer, from, extent, call, "source");
+    check_rect_host(state, dst, to, extent, call, "destination");
     const auto region = native_extent(extent);
-    state_->device->check(state_->device->backend->require(state_->device->api().queue_read_rect, "rectangular copies")(
-        state_->handle, dst, &to, buffer.handle, &from, &region));
+    state.device->check(state.device->backend->require(state.device->api().queue_read_rect, "rectangular copies")(
+        state.handle, dst, &to, buffer.handle, &from, &region));
 }
 
 void Queue::copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,
                       const Extent& extent)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::copy_rect", "Queue");
     constexpr const char* call = "Queue::copy_rect";
-    const auto& to_buffer = checked_buffer(*state_, dst, call, "destination");
-    const auto& from_buffer = checked_buffer(*state_, src, call, "source");
-    const auto to = rect_side(*state_, dst_side, extent, call, "destination");
-    const auto from = rect_side(*state_, src_side, extent, call, "source");
+    const auto& to_buffer = checked_buffer(state, dst, call, "destination");
+    const auto& from_buffer = checked_buffer(state, src, call, "source");
+    const auto to = rect_side(state, dst_side, extent, call, "destination");
+    const auto from = rect_side(state, src_side, extent, call, "source");
     if (empty(extent)) {
         return;
     }
-    check_rect_buffer(*state_, to_buffer, to, extent, call, "destination");
-    check_rect_buffer(*state_, from_buffer, from, extent, call, "source");
+    check_rect_buffer(state, to_buffer, to, extent, call, "destination");
+    check_rect_buffer(state, from_buffer, from, extent, call, "source");
     const auto region = native_extent(extent);
-    state_->device->check(state_->device->backend->require(state_->device->api().queue_copy_rect, "rectangular copies")(
-        state_->handle, to_buffer.handle, &to, from_buffer.handle, &from, &region));
+    state.device->check(state.device->backend->require(state.device->api().queue_copy_rect, "rectangular copies")(
+        state.handle, to_buffer.handle, &to, from_buffer.handle, &from, &region));
 }
 
 void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail::LaunchArg* args, std::size_t count)
 {
     constexpr const char* call = "Queue::launch";
-    const auto& device = *state_->device;
+    const detail::QueueState& state = detail::live(state_, call, "Queue");
+    const auto& device = *state.device;
     const std::string& name = device.backend->name();
     const auto& k = detail::live(kernel.state(), call, "Kernel");
-    if (k.program->device != state_->device) {
-        check_same_device(*state_, k.program->device, call, ("kernel '" + k.name + "'").c_str());
+    if (k.program->device != state.device) {
+        check_same_device(state, k.program->device, call, ("kernel '" + k.name + "'").c_str());
     }
 
     const auto& p = device.properties;
@@ -308,22 +330,26 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
         // Messages are built only on failure: this path runs once per launch.
         const auto which = [&] { return std::string("kernel '") + k.name + "': " + axis[d]; };
         if (grid[d] == 0 || block[d] == 0) {
-            detail::fail<InvalidArgument>(name, call, which() + " of the range is empty (grid " + std::to_string(grid[d]) +
-                                                          ", block " + std::to_string(block[d]) + ")");
+            detail::fail<InvalidArgument>(name, call,
+                                          which() + " of the range is empty (grid " + std::to_string(grid[d]) +
+                                              ", block " + std::to_string(block[d]) + ")");
         }
         if (d >= range.dims && (grid[d] != 1 || block[d] != 1)) {
-            detail::fail<InvalidArgument>(name, call, which() + " lies beyond the range's " + std::to_string(range.dims) +
-                                                          " dimension(s) and must be 1");
+            detail::fail<InvalidArgument>(name, call,
+                                          which() + " lies beyond the range's " + std::to_string(range.dims) +
+                                              " dimension(s) and must be 1");
         }
         if (block[d] > p.max_block_dims[d]) {
-            detail::fail<InvalidArgument>(name, call, which() + " block size " + std::to_string(block[d]) +
-                                                          " exceeds the device's max_block_dims[" + std::to_string(d) +
-                                                          "] = " + std::to_string(p.max_block_dims[d]));
+            detail::fail<InvalidArgument>(name, call,
+                                          which() + " block size " + std::to_string(block[d]) +
+                                              " exceeds the device's max_block_dims[" + std::to_string(d) +
+                                              "] = " + std::to_string(p.max_block_dims[d]));
         }
         if (grid[d] > p.max_grid_dims[d]) {
-            detail::fail<InvalidArgument>(name, call, which() + " grid size " + std::to_string(grid[d]) +
-                                                          " exceeds the device's max_grid_dims[" + std::to_string(d) +
-                                                          "] = " + std::to_string(p.max_grid_dims[d]));
+            detail::fail<InvalidArgument>(name, call,
+                                          which() + " grid size " + std::to_string(grid[d]) +
+                                              " exceeds the device's max_grid_dims[" + std::to_string(d) +
+                                              "] = " + std::to_string(p.max_grid_dims[d]));
         }
         std::size_t global = 0;
         if (__builtin_mul_overflow(grid[d], block[d], &global)) {
@@ -332,15 +358,17 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
         threads *= block[d];
     }
     if (threads > p.max_block_size) {
-        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': block of " + std::to_string(threads) +
-                                                      " work-items exceeds the device's max_block_size " +
-                                                      std::to_string(p.max_block_size));
+        detail::fail<InvalidArgument>(name, call,
+                                      "kernel '" + k.name + "': block of " + std::to_string(threads) +
+                                          " work-items exceeds the device's max_block_size " +
+                                          std::to_string(p.max_block_size));
     }
     if (k.max_block_size != 0 && threads > k.max_block_size) {
-        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': block of " + std::to_string(threads) +
-                                                      " work-items exceeds this kernel's max_block_size " +
-                                                      std::to_string(k.max_block_size) +
-                                                      " (its registers or local memory allow no more)");
+        detail::fail<InvalidArgument>(name, call,
+                                      "kernel '" + k.name + "': block of " + std::to_string(threads) +
+                                          " work-items exceeds this kernel's max_block_size " +
+                                          std::to_string(k.max_block_size) +
+                                          " (its registers or local memory allow no more)");
     }
 
     constexpr std::size_t inline_args = 16;
@@ -358,8 +386,8 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
         switch (arg.kind) {
         case detail::LaunchArg::Kind::buffer: {
             const auto& buffer = arg.buffer->state();
-            if (!buffer || buffer->device != state_->device) {
-                checked_buffer(*state_, *arg.buffer, call,
+            if (!buffer || buffer->device != state.device) {
+                checked_buffer(state, *arg.buffer, call,
                                ("argument " + std::to_string(i) + " of kernel '" + k.name + "'").c_str());
             }
             native[i] = {DUET_ARG_BUFFER, buffer->handle, nullptr, 0};
@@ -376,45 +404,56 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
         }
     }
     if (local_args > 1) {
-        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': at most one LocalMemory argument per launch (CUDA has one dynamic shared memory block)");
+        detail::fail<InvalidArgument>(
+            name, call,
+            "kernel '" + k.name +
+                "': at most one LocalMemory argument per launch (CUDA has one dynamic shared memory block)");
     }
-    const std::uint64_t local_limit =
-        p.local_memory_per_block_optin > p.local_memory_per_block ? p.local_memory_per_block_optin : p.local_memory_per_block;
+    const std::uint64_t local_limit = p.local_memory_per_block_optin > p.local_memory_per_block
+                                          ? p.local_memory_per_block_optin
+                                          : p.local_memory_per_block;
     if (dynamic_local + k.static_local_memory > local_limit) {
-        detail::fail<InvalidArgument>(name, call, "kernel '" + k.name + "': local memory of " +
-                                                      std::to_string(dynamic_local) + " dynamic + " +
-                                                      std::to_string(k.static_local_memory) +
-                                                      " static bytes exceeds the device's local_memory_per_block " +
-                                                      std::to_string(local_limit));
+        detail::fail<InvalidArgument>(name, call,
+                                      "kernel '" + k.name + "': local memory of " + std::to_string(dynamic_local) +
+                                          " dynamic + " + std::to_string(k.static_local_memory) +
+                                          " static bytes exceeds the device's local_memory_per_block " +
+                                          std::to_string(local_limit));
     }
 
     const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
-    device.check(device.api().queue_launch(state_->handle, k.handle, &native_range, native,
-                                           static_cast<std::uint32_t>(count)));
+    device.check(
+        device.api().queue_launch(state.handle, k.handle, &native_range, native, static_cast<std::uint32_t>(count)));
 }
 
 Event Queue::record()
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::record", "Queue");
     auto event = std::make_shared<detail::EventState>();
-    event->device = state_->device;
-    state_->device->check(state_->device->api().queue_record(state_->handle, &event->handle));
+    event->device = state.device;
+    state.device->check(state.device->api().queue_record(state.handle, &event->handle));
     return Event(std::move(event));
 }
 
 void Queue::wait(const Event& event)
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::wait", "Queue");
     const auto& waited = detail::live(event.state(), "Queue::wait", "Event");
-    check_same_device(*state_, waited.device, "Queue::wait", "the event");
-    state_->device->check(state_->device->api().queue_wait(state_->handle, waited.handle));
+    check_same_device(state, waited.device, "Queue::wait", "the event");
+    state.device->check(state.device->api().queue_wait(state.handle, waited.handle));
 }
 
-void Queue::finish() { state_->device->check(state_->device->api().queue_finish(state_->handle)); }
+void Queue::finish()
+{
+    const detail::QueueState& state = detail::live(state_, "Queue::finish", "Queue");
+    state.device->check(state.device->api().queue_finish(state.handle));
+}
 
 void* Queue::native() const
 {
+    const detail::QueueState& state = detail::live(state_, "Queue::native", "Queue");
     void* native = nullptr;
-    state_->device->check(state_->device->backend->require(state_->device->api().queue_native, "native queue handles")(
-        state_->handle, &native));
+    state.device->check(state.device->backend->require(state.device->api().queue_native,
+                                                       "native queue handles")(state.handle, &native));
     return native;
 }
 

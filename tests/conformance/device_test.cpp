@@ -131,6 +131,25 @@ TEST_P(DeviceConformance, AllocationAboveTheLargestSingleBufferIsOutOfMemory)
     EXPECT_TRUE(bitwise_equal(values, download(queue(), survivor)));
 }
 
+// A moved-from Device is no device: every use is refused, none crashes (the first in a child
+// process, so that a crash fails only this test).
+TEST_P(DeviceConformance, AMovedFromDeviceRefusesEveryUse)
+{
+    Device moved = device();
+    const Device taken = std::move(moved);
+    DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)moved.properties());
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.selector(); }));
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.create_queue(); }));
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.alloc<float>(16); }));
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.alloc_host(64, HostMemoryKind::pageable); }));
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.build(kernels::test_kernels()); }));
+    EXPECT_TRUE(expect_error<InvalidArgument>([&] { (void)moved.native(); }));
+    if (auto error = expect_error<InvalidArgument>([&] { (void)moved.create_queue(); })) {
+        DUET_EXPECT_MENTIONS(*error, "moved from");
+    }
+    EXPECT_TRUE(taken == device()) << "the device moved to is whole";
+}
+
 TEST_P(DeviceConformance, ElementCountOverflowIsRefused)
 {
     // count * sizeof(T) wraps around size_t: refused as invalid or as too large, never allocated.
