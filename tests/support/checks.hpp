@@ -45,23 +45,23 @@ template <class E, class Call> std::optional<E> expect_error(Call&& call)
 /// EXPECT that `statement` throws duet::InvalidArgument, run in a child process (a death test) so
 /// that a crash fails this test instead of killing the runner. The child exits 0 on
 /// InvalidArgument, 1 when nothing was thrown, 2 on another exception; a signal means it crashed.
-#define DUET_EXPECT_REFUSED_WITHOUT_CRASH(statement)                                                           \
-    do {                                                                                                       \
-        GTEST_FLAG_SET(death_test_style, "threadsafe");                                                        \
-        EXPECT_EXIT(                                                                                           \
-            {                                                                                                  \
-                try {                                                                                          \
-                    statement;                                                                                 \
-                } catch (const ::duet::InvalidArgument&) {                                                     \
-                    std::_Exit(0);                                                                             \
-                } catch (...) {                                                                                \
-                    std::_Exit(2);                                                                             \
-                }                                                                                              \
-                std::_Exit(1);                                                                                 \
-            },                                                                                                 \
-            ::testing::ExitedWithCode(0), "")                                                                  \
-            << #statement << " must throw duet::InvalidArgument (child exit 1: nothing thrown, 2: another "    \
-            << "exception, a signal: it crashed)";                                                             \
+#define DUET_EXPECT_REFUSED_WITHOUT_CRASH(statement)                                                                   \
+    do {                                                                                                               \
+        GTEST_FLAG_SET(death_test_style, "threadsafe");                                                                \
+        EXPECT_EXIT(                                                                                                   \
+            {                                                                                                          \
+                try {                                                                                                  \
+                    statement;                                                                                         \
+                } catch (const ::duet::InvalidArgument&) {                                                             \
+                    std::_Exit(0);                                                                                     \
+                } catch (...) {                                                                                        \
+                    std::_Exit(2);                                                                                     \
+                }                                                                                                      \
+                std::_Exit(1);                                                                                         \
+            },                                                                                                         \
+            ::testing::ExitedWithCode(0), "")                                                                          \
+            << #statement << " must throw duet::InvalidArgument (child exit 1: nothing thrown, 2: another "            \
+            << "exception, a signal: it crashed)";                                                                     \
     } while (false)
 
 /// Whether `text` contains any of `needles`, ignoring case.

@@ -134,6 +134,17 @@ void PrintTo(const DeviceParam& param, std::ostream* os)
     *os << param.name;
 }
 
+bool DeviceTest::shows(const KnownDifference& difference) const
+{
+    if (!difference.shows_on(device())) {
+        return false;
+    }
+    std::cout << "known difference " << difference.name << " (" << difference.where << "): " << difference.reason
+              << "\n";
+    ::testing::Test::RecordProperty("known_difference", std::string(difference.name));
+    return true;
+}
+
 std::vector<Device> DeviceTest::other_devices() const
 {
     std::vector<Device> others;

@@ -12,6 +12,8 @@
 
 #include <duet/duet.hpp>
 
+#include "known_differences.hpp"
+
 namespace duet::test {
 
 struct DeviceParam {
@@ -62,6 +64,8 @@ protected:
     bool is_opencl() const { return device().backend() == "opencl"; }
     bool is_cuda() const { return device().backend() == "cuda"; }
     bool is_cpu() const { return props().type == DeviceType::cpu; }
+    /// Whether `difference` shows on this test's device; when it does, the test's output says so.
+    bool shows(const KnownDifference& difference) const;
 
     Queue& queue()
     {
