@@ -10,7 +10,7 @@ function(duet_add_backend name)
     set_property(GLOBAL APPEND PROPERTY DUET_BACKEND_TARGETS ${target}) # a backend the CLI finds
   endif()
   add_library(${target} MODULE ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE duet_backend_common ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE duet_backend_common duet::warnings ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
@@ -18,7 +18,6 @@ function(duet_add_backend name)
     LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY}
     BUILD_RPATH "$ORIGIN"
     INSTALL_RPATH "$ORIGIN")
-  target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_link_options(${target} PRIVATE LINKER:--no-undefined)
   if(ARG_OUTPUT_DIRECTORY STREQUAL DUET_BACKEND_OUTPUT_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/duet)

@@ -12,7 +12,7 @@ set_target_properties(duet_core PROPERTIES EXPORT_NAME core)
 set_target_properties(duet_workload PROPERTIES EXPORT_NAME workload INSTALL_RPATH "$ORIGIN")
 set_target_properties(duet PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
 
-install(TARGETS duet_core duet_workload EXPORT duetTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS duet_core duet_workload duet_warnings EXPORT duetTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS duet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # detail/plugins.hpp stays out: only duet's own library sources include it, and it would make
 # every user of the package find Boost.DLL.

@@ -7,12 +7,11 @@ function(duet_add_workload name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;LIBRARIES" ${ARGN})
   set(target duet_workload_${name})
   add_library(${target} MODULE ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE duet::workload ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE duet::workload duet::warnings ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_link_options(${target} PRIVATE LINKER:--no-undefined)
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})

@@ -92,7 +92,7 @@ TEST(BandwidthWorkloadVariants, AnUnknownVariantIsNotFound)
     }
     const auto workload = WorkloadRegistry::global().find("bandwidth");
     expect_error<NotFound>([&] {
-        workload->run({devices.front(), "swapped", Settings(workload->info(), {}), true, test_seed()});
+        workload->run({devices.front(), "swapped", Settings(workload->info(), {}), true, test_seed(), {}});
     });
 }
 

@@ -201,7 +201,9 @@ Kernel fake_kernel(const Registry& registry, const std::string& backend)
         << "an unterminated text field is read to its end, and no further";
     const std::vector<std::pair<std::string, std::string>> raw{{"FAKE_NAME", "fake device"}, {"FAKE_NO_VALUE", ""}};
     EXPECT_EQ(device.properties().raw, raw) << "a raw property without a key is dropped, a null value is empty";
-    return device.build(fake_program, BuildOptions{.use_cache = false}).kernel("fake_kernel");
+    BuildOptions uncached;
+    uncached.use_cache = false;
+    return device.build(fake_program, uncached).kernel("fake_kernel");
 }
 
 TEST(Loader, AnOlderMinorTableLoadsAndTheSlotsItLacksAreUnsupported)
