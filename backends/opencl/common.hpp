@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "edge.hpp"
+#include "handle.hpp"
 
 namespace duet::backend::opencl {
 
@@ -33,9 +34,9 @@ struct KernelArguments {
 } // namespace duet::backend::opencl
 
 // The handle objects live in the global namespace because the ABI header declares them there.
-// Each owns its native object and releases it when deleted; none is copyable.
+// Each owns its native object and releases it when deleted (Handle: none is copyable).
 
-struct duet_device_s {
+struct duet_device_s : duet::backend::Handle {
     cl_platform_id platform = nullptr;
     cl_device_id id = nullptr;
     cl_context context = nullptr;
@@ -48,64 +49,46 @@ struct duet_device_s {
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
 
-    duet_device_s() = default;
-    duet_device_s(const duet_device_s&) = delete;
-    duet_device_s& operator=(const duet_device_s&) = delete;
     ~duet_device_s();
 };
 
-struct duet_queue_s {
+struct duet_queue_s : duet::backend::Handle {
     cl_command_queue queue = nullptr;
 
-    duet_queue_s() = default;
-    duet_queue_s(const duet_queue_s&) = delete;
-    duet_queue_s& operator=(const duet_queue_s&) = delete;
     ~duet_queue_s();
 };
 
-struct duet_buffer_s {
+struct duet_buffer_s : duet::backend::Handle {
     cl_mem memory = nullptr;
 
-    duet_buffer_s() = default;
-    duet_buffer_s(const duet_buffer_s&) = delete;
-    duet_buffer_s& operator=(const duet_buffer_s&) = delete;
     ~duet_buffer_s();
 };
 
-struct duet_host_memory_s {
+struct duet_host_memory_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_mem memory = nullptr;
     void* mapped = nullptr; ///< the host pointer while mapped; registered memory is never mapped
 
-    duet_host_memory_s() = default;
-    duet_host_memory_s(const duet_host_memory_s&) = delete;
-    duet_host_memory_s& operator=(const duet_host_memory_s&) = delete;
     ~duet_host_memory_s();
 };
 
-struct duet_event_s {
+struct duet_event_s : duet::backend::Handle {
     cl_event event = nullptr;
 
-    duet_event_s() = default;
-    duet_event_s(const duet_event_s&) = delete;
-    duet_event_s& operator=(const duet_event_s&) = delete;
     ~duet_event_s();
 };
 
-struct duet_program_s {
+struct duet_program_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_program program = nullptr;
     std::string kernel_names; ///< CL_PROGRAM_KERNEL_NAMES, ';'-separated
     /// Every kernel's arguments, by kernel name; program_binary records them beside the driver's binary.
     std::map<std::string, duet::backend::opencl::KernelArguments, std::less<>> kernel_arguments;
 
-    duet_program_s() = default;
-    duet_program_s(const duet_program_s&) = delete;
-    duet_program_s& operator=(const duet_program_s&) = delete;
     ~duet_program_s();
 };
 
-struct duet_kernel_s {
+struct duet_kernel_s : duet::backend::Handle {
     cl_kernel kernel = nullptr;
     std::string name;
     /// clSetKernelArg stores arguments in the kernel object, so setting them and enqueueing must
@@ -115,9 +98,6 @@ struct duet_kernel_s {
     std::uint64_t max_block_size = 0;      ///< CL_KERNEL_WORK_GROUP_SIZE
     std::uint64_t static_local_memory = 0; ///< CL_KERNEL_LOCAL_MEM_SIZE
 
-    duet_kernel_s() = default;
-    duet_kernel_s(const duet_kernel_s&) = delete;
-    duet_kernel_s& operator=(const duet_kernel_s&) = delete;
     ~duet_kernel_s();
 };
 
