@@ -1,6 +1,6 @@
 // Shared by every file of the CUDA backend: the driver API loaded at run time (so the plugin
 // loads, and says why CUDA is unavailable, on machines with no driver), the objects behind the
-// ABI's opaque handles, CUresult translation, and the ABI slots backend.cpp collects.
+// ABI's opaque handles, CUresult failures, and the ABI slots backend.cpp collects.
 #pragma once
 
 #include <cuda.h>
@@ -13,6 +13,7 @@
 
 #include "edge.hpp"
 #include "handle.hpp"
+#include "status.hpp"
 
 /// Every driver call the backend makes, resolved once through cuGetProcAddress for the CUDA
 /// version duet was built with; the member names are the header's, so calls read as usual.

@@ -1,5 +1,5 @@
-// Shared by every file of the OpenCL backend: the objects behind the ABI's opaque handles, the
-// translation of CL error codes into duet statuses, clGet*Info helpers, and the ABI slots that
+// Shared by every file of the OpenCL backend: the objects behind the ABI's opaque handles, CL
+// error failures (their statuses from status.hpp), clGet*Info helpers, and the ABI slots that
 // backend.cpp collects into the function table.
 #pragma once
 
@@ -17,6 +17,7 @@
 
 #include "edge.hpp"
 #include "handle.hpp"
+#include "status.hpp"
 
 namespace duet::backend::opencl {
 
@@ -105,9 +106,6 @@ namespace duet::backend::opencl {
 
 /// "CL_INVALID_WORK_GROUP_SIZE" for -54; "unknown OpenCL error" for codes no header names.
 const char* error_name(cl_int code);
-
-/// Out-of-memory codes become DUET_ERROR_OUT_OF_MEMORY, every other failure DUET_ERROR_BACKEND.
-duet_status status_of(cl_int code);
 
 /// Raises the failure of `call`; an empty message becomes "<call> failed: <name> (<code>)".
 [[noreturn]] void fail_native(cl_int code, const char* call, std::string message = {});
