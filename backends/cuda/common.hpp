@@ -1,6 +1,7 @@
 // Shared by every file of the CUDA backend: the driver API loaded at run time (so the plugin
 // loads, and says why CUDA is unavailable, on machines with no driver), the objects behind the
-// ABI's opaque handles, CUresult failures, and the ABI slots backend.cpp collects.
+// ABI's opaque handles, CUresult failures, the ABI slots, and what common/backend.cpp needs to
+// build the table: the state, the API's name, the extensions.
 #pragma once
 
 #include <cuda.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_state.hpp"
 #include "edge.hpp"
 #include "handle.hpp"
 #include "status.hpp"
@@ -166,5 +168,18 @@ struct duet_kernel_s : duet::backend::Handle {
 namespace duet::backend::cuda {
 
 #include "backend_slots.inc"
+
+/// How messages name the API.
+inline constexpr const char* api_name = "CUDA";
+
+/// The devices and version initialize() found.
+BackendState<duet_device_s>& state();
+
+duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference);
+
+/// What only CUDA offers, through the extension slot.
+inline const Extension extensions[] = {
+    {DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE, reinterpret_cast<duet_function>(&kernel_set_cache_preference)},
+};
 
 } // namespace duet::backend::cuda

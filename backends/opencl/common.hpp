@@ -1,10 +1,11 @@
 // Shared by every file of the OpenCL backend: the objects behind the ABI's opaque handles, CL
-// error failures (their statuses from status.hpp), clGet*Info helpers, and the ABI slots that
-// backend.cpp collects into the function table.
+// error failures, clGet*Info helpers, the ABI slots, and what common/backend.cpp needs to build
+// the table: the state, the API's name, the extensions (none).
 #pragma once
 
 #include <CL/cl.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend_state.hpp"
 #include "edge.hpp"
 #include "handle.hpp"
 #include "status.hpp"
@@ -103,6 +105,15 @@ struct duet_kernel_s : duet::backend::Handle {
 };
 
 namespace duet::backend::opencl {
+
+/// How messages name the API.
+inline constexpr const char* api_name = "OpenCL";
+
+/// The devices and version initialize() found.
+BackendState<duet_device_s>& state();
+
+/// OpenCL has no extensions: what it offers, CUDA offers too.
+inline constexpr std::array<Extension, 0> extensions{};
 
 /// "CL_INVALID_WORK_GROUP_SIZE" for -54; "unknown OpenCL error" for codes no header names.
 const char* error_name(cl_int code);
