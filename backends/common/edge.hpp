@@ -5,7 +5,9 @@
 
 #include <duet/abi/backend.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -33,14 +35,33 @@ inline Failure& last_failure()
     return failure;
 }
 
+/// Hands `filled` over into the caller's `out`, a sized struct of the ABI ("Structs that a backend
+/// fills" in backend.h): no more bytes than the caller's size says, nor than this backend's struct;
+/// size becomes the bytes written. Nothing is written when the caller's size cannot hold the size.
+template <class Sized> void write_sized(Sized* out, Sized filled)
+{
+    if (out->size < sizeof(out->size))
+        return;
+    filled.size = std::min(out->size, sizeof(Sized));
+    std::memcpy(static_cast<void*>(out), &filled, filled.size);
+}
+
 inline void last_error(duet_error_detail* detail)
 {
     const Failure& failure = last_failure();
-    detail->call = failure.call.c_str();
-    detail->native_code = failure.native_code;
-    detail->native_name = failure.native_name.c_str();
-    detail->message = failure.message.c_str();
+    duet_error_detail filled{};
+    filled.call = failure.call.c_str();
+    filled.native_code = failure.native_code;
+    filled.native_name = failure.native_name.c_str();
+    filled.message = failure.message.c_str();
+    write_sized(detail, filled);
 }
+
+/// A function of one backend alone, handed out by name through the extension slot.
+struct Extension {
+    const char* name;
+    duet_function function;
+};
 
 /// Runs `body` and reports how it ended; every ABI slot of a backend is one call to this.
 template <class Body>

@@ -1,5 +1,6 @@
-// CUresult translation and the ContextScope every slot opens. Error names come from the driver
-// (cuGetErrorName), so codes newer than this build are still named.
+// CUresult names and failures (their status from status.hpp), and the ContextScope every slot
+// opens. Error names come from the driver (cuGetErrorName), so codes newer than this build are
+// still named.
 #include "common.hpp"
 
 #include <utility>
@@ -13,29 +14,6 @@ const char* error_name(CUresult code)
         return "unknown CUDA error";
     return name;
 }
-
-namespace {
-duet_status status_of(CUresult code)
-{
-    switch (code) {
-    case CUDA_ERROR_OUT_OF_MEMORY:
-        return DUET_ERROR_OUT_OF_MEMORY;
-    case CUDA_ERROR_INVALID_VALUE:
-    case CUDA_ERROR_INVALID_HANDLE:
-    case CUDA_ERROR_INVALID_CONTEXT:
-        return DUET_ERROR_INVALID_ARGUMENT;
-    case CUDA_ERROR_NOT_FOUND:
-        return DUET_ERROR_NOT_FOUND;
-    case CUDA_ERROR_NOT_SUPPORTED:
-        return DUET_ERROR_UNSUPPORTED;
-    case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_NOT_INITIALIZED:
-        return DUET_ERROR_UNAVAILABLE;
-    default:
-        return DUET_ERROR_BACKEND;
-    }
-}
-} // namespace
 
 void fail_native(CUresult code, const char* call, std::string message)
 {

@@ -1,6 +1,7 @@
 // Shared by every file of the CUDA backend: the driver API loaded at run time (so the plugin
 // loads, and says why CUDA is unavailable, on machines with no driver), the objects behind the
-// ABI's opaque handles, CUresult translation, and the ABI slots backend.cpp collects.
+// ABI's opaque handles, CUresult failures, the ABI slots, and what common/backend.cpp needs to
+// build the table: the state, the API's name, the extensions.
 #pragma once
 
 #include <cuda.h>
@@ -11,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "backend_state.hpp"
 #include "edge.hpp"
+#include "handle.hpp"
+#include "status.hpp"
 
 /// Every driver call the backend makes, resolved once through cuGetProcAddress for the CUDA
 /// version duet was built with; the member names are the header's, so calls read as usual.
@@ -98,8 +102,9 @@ inline void check(CUresult code, const char* call)
 } // namespace duet::backend::cuda
 
 // The handle objects live in the global namespace because the ABI header declares them there.
+// Each owns its native object and releases it when deleted (Handle: none is copyable).
 
-struct duet_device_s {
+struct duet_device_s : duet::backend::Handle {
     CUdevice device = 0;
     CUcontext context = nullptr; ///< the device's primary context, retained for the process
     std::string name;
@@ -114,33 +119,33 @@ public:
     explicit ContextScope(const duet_device_s& device);
 };
 
-struct duet_queue_s {
+struct duet_queue_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUstream stream = nullptr;
     ~duet_queue_s();
 };
 
-struct duet_buffer_s {
+struct duet_buffer_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUdeviceptr pointer = 0;
     bool owned = true; ///< false for a device view of host memory, freed with that memory
     ~duet_buffer_s();
 };
 
-struct duet_host_memory_s {
+struct duet_host_memory_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     void* pointer = nullptr;
     bool registered = false; ///< cuMemHostRegister'ed user memory, unregistered rather than freed
     ~duet_host_memory_s();
 };
 
-struct duet_event_s {
+struct duet_event_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUevent event = nullptr;
     ~duet_event_s();
 };
 
-struct duet_program_s {
+struct duet_program_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUmodule module = nullptr;
     std::string binary;       ///< what was loaded (cubin from NVRTC, or the fatbin), for the cache
@@ -148,7 +153,7 @@ struct duet_program_s {
     ~duet_program_s();
 };
 
-struct duet_kernel_s {
+struct duet_kernel_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUfunction function = nullptr;
     std::string name;
@@ -163,5 +168,18 @@ struct duet_kernel_s {
 namespace duet::backend::cuda {
 
 #include "backend_slots.inc"
+
+/// How messages name the API.
+inline constexpr const char* api_name = "CUDA";
+
+/// The devices and version initialize() found.
+BackendState<duet_device_s>& state();
+
+duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference);
+
+/// What only CUDA offers, through the extension slot.
+inline const Extension extensions[] = {
+    {DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE, reinterpret_cast<duet_function>(&kernel_set_cache_preference)},
+};
 
 } // namespace duet::backend::cuda

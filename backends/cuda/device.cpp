@@ -2,8 +2,6 @@
 // deviceQuery-like, as every CU_DEVICE_ATTRIBUTE_* the driver reports.
 #include "common.hpp"
 
-#include "backend_state.hpp"
-
 #include <dlfcn.h>
 
 #include <atomic>
@@ -21,7 +19,6 @@ struct Backend : BackendState<duet_device_s> {
 
 Backend& backend() { return process_state<Backend>(); }
 
-const Backend& initialized_backend() { return static_cast<const Backend&>(backend().initialized("CUDA")); }
 
 /// dlopen's libcuda.so.1 and resolves every function of DUET_CUDA_DRIVER_FUNCTIONS.
 Driver load_driver()
@@ -121,6 +118,8 @@ std::string version_text(int version)
 
 } // namespace
 
+BackendState<duet_device_s>& state() { return backend(); }
+
 const Driver& driver() { return backend().driver; }
 
 duet_status initialize()
@@ -165,69 +164,56 @@ duet_status initialize()
     });
 }
 
-duet_status version(const char** text)
-{
-    return guard([&] { *text = initialized_backend().version.c_str(); });
-}
-
-duet_status device_count(std::uint32_t* count)
-{
-    return guard([&] { *count = static_cast<std::uint32_t>(initialized_backend().devices.size()); });
-}
-
-duet_status device_get(std::uint32_t index, duet_device* device)
-{
-    return guard([&] { *device = &backend().device(index, "CUDA"); });
-}
-
-duet_status device_properties(duet_device device, duet_device_properties* p)
+duet_status device_properties(duet_device device, duet_device_properties* properties)
 {
     return guard([&] {
         const auto& d = *device;
+        duet_device_properties p{};
         const auto at = [&](CUdevice_attribute which) { return attribute(d, which); };
-        copy_text(p->name, d.name);
-        copy_text(p->vendor, "NVIDIA Corporation");
-        copy_text(p->driver_version, version_text(driver().version));
-        copy_text(p->platform, "CUDA");
-        copy_text(p->api_version, "CUDA " + version_text(driver().version));
-        p->type = DUET_DEVICE_GPU;
-        p->compute_units = at(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-        p->max_block_size = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-        p->max_block_dims[0] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
-        p->max_block_dims[1] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
-        p->max_block_dims[2] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-        p->max_grid_dims[0] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
-        p->max_grid_dims[1] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
-        p->max_grid_dims[2] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-        p->warp_width = at(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-        p->local_memory_per_block = at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-        p->local_memory_per_block_optin = at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+        copy_text(p.name, d.name);
+        copy_text(p.vendor, "NVIDIA Corporation");
+        copy_text(p.driver_version, version_text(driver().version));
+        copy_text(p.platform, "CUDA");
+        copy_text(p.api_version, "CUDA " + version_text(driver().version));
+        p.type = DUET_DEVICE_GPU;
+        p.compute_units = at(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+        p.max_block_size = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        p.max_block_dims[0] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+        p.max_block_dims[1] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+        p.max_block_dims[2] = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+        p.max_grid_dims[0] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+        p.max_grid_dims[1] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+        p.max_grid_dims[2] = at(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+        p.warp_width = at(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+        p.local_memory_per_block = at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+        p.local_memory_per_block_optin = at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
         std::size_t total = 0;
         check(driver().cuDeviceTotalMem(&total, d.device), "cuDeviceTotalMem");
-        p->global_memory = total;
-        p->max_allocation = total;
-        p->l2_cache = at(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-        p->clock_mhz = at(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
-        p->compute_capability_major = d.compute_major;
-        p->compute_capability_minor = d.compute_minor;
-        p->base_address_alignment = at(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
-        p->copy_engines = at(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
-        p->can_map_host_memory = at(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
-        p->unified_addressing = at(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
-        p->integrated = at(CU_DEVICE_ATTRIBUTE_INTEGRATED);
-        p->ecc = at(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
-        p->registers_per_block = at(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-        p->max_threads_per_multiprocessor = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-        p->memory_bus_width_bits = at(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-        p->memory_clock_mhz = at(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
+        p.global_memory = total;
+        p.max_allocation = total;
+        p.l2_cache = at(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+        p.clock_mhz = at(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+        p.compute_capability_major = d.compute_major;
+        p.compute_capability_minor = d.compute_minor;
+        p.base_address_alignment = at(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
+        p.copy_engines = at(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+        p.can_map_host_memory = at(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+        p.unified_addressing = at(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+        p.integrated = at(CU_DEVICE_ATTRIBUTE_INTEGRATED);
+        p.ecc = at(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+        p.registers_per_block = at(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+        p.max_threads_per_multiprocessor = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+        p.memory_bus_width_bits = at(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+        p.memory_clock_mhz = at(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
         // Re-printed in the OpenCL backend's format, so one GPU reads the same through both APIs.
         char bus_id[32] = {};
         check(driver().cuDeviceGetPCIBusId(bus_id, sizeof(bus_id), d.device), "cuDeviceGetPCIBusId");
         unsigned domain = 0, bus = 0, slot = 0, function = 0;
         if (std::sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &slot, &function) == 4) {
             std::snprintf(bus_id, sizeof(bus_id), "%04x:%02x:%02x.%x", domain, bus, slot, function);
-            copy_text(p->pci_bus_id, bus_id);
+            copy_text(p.pci_bus_id, bus_id);
         }
+        write_sized(properties, p);
     });
 }
 

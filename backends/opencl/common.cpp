@@ -1,5 +1,5 @@
-// CL error codes under their names, and how each becomes a duet status. The table holds every
-// code of cl.h up to OpenCL 3.0 as numbers, since a 1.2 target hides the newer names.
+// CL error codes under their names, and the failure each raises (its status from status.hpp). The
+// table holds every code of cl.h up to OpenCL 3.0 as numbers, since a 1.2 target hides the newer names.
 #include "common.hpp"
 
 #include <algorithm>
@@ -86,18 +86,6 @@ const char* error_name(cl_int code)
     const auto found = std::find_if(std::begin(error_names), std::end(error_names),
                                     [code](const auto& entry) { return entry.first == code; });
     return found == std::end(error_names) ? "unknown OpenCL error" : found->second;
-}
-
-duet_status status_of(cl_int code)
-{
-    switch (code) {
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_OUT_OF_HOST_MEMORY:
-    case CL_INVALID_BUFFER_SIZE:
-        return DUET_ERROR_OUT_OF_MEMORY;
-    default:
-        return DUET_ERROR_BACKEND;
-    }
 }
 
 void fail_native(cl_int code, const char* call, std::string message)

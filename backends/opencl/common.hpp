@@ -1,10 +1,11 @@
-// Shared by every file of the OpenCL backend: the objects behind the ABI's opaque handles, the
-// translation of CL error codes into duet statuses, clGet*Info helpers, and the ABI slots that
-// backend.cpp collects into the function table.
+// Shared by every file of the OpenCL backend: the objects behind the ABI's opaque handles, CL
+// error failures, clGet*Info helpers, the ABI slots, and what common/backend.cpp needs to build
+// the table: the state, the API's name, the extensions (none).
 #pragma once
 
 #include <CL/cl.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,7 +16,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend_state.hpp"
 #include "edge.hpp"
+#include "handle.hpp"
+#include "status.hpp"
 
 namespace duet::backend::opencl {
 
@@ -33,9 +37,9 @@ struct KernelArguments {
 } // namespace duet::backend::opencl
 
 // The handle objects live in the global namespace because the ABI header declares them there.
-// Each owns its native object and releases it when deleted; none is copyable.
+// Each owns its native object and releases it when deleted (Handle: none is copyable).
 
-struct duet_device_s {
+struct duet_device_s : duet::backend::Handle {
     cl_platform_id platform = nullptr;
     cl_device_id id = nullptr;
     cl_context context = nullptr;
@@ -48,64 +52,46 @@ struct duet_device_s {
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
 
-    duet_device_s() = default;
-    duet_device_s(const duet_device_s&) = delete;
-    duet_device_s& operator=(const duet_device_s&) = delete;
     ~duet_device_s();
 };
 
-struct duet_queue_s {
+struct duet_queue_s : duet::backend::Handle {
     cl_command_queue queue = nullptr;
 
-    duet_queue_s() = default;
-    duet_queue_s(const duet_queue_s&) = delete;
-    duet_queue_s& operator=(const duet_queue_s&) = delete;
     ~duet_queue_s();
 };
 
-struct duet_buffer_s {
+struct duet_buffer_s : duet::backend::Handle {
     cl_mem memory = nullptr;
 
-    duet_buffer_s() = default;
-    duet_buffer_s(const duet_buffer_s&) = delete;
-    duet_buffer_s& operator=(const duet_buffer_s&) = delete;
     ~duet_buffer_s();
 };
 
-struct duet_host_memory_s {
+struct duet_host_memory_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_mem memory = nullptr;
     void* mapped = nullptr; ///< the host pointer while mapped; registered memory is never mapped
 
-    duet_host_memory_s() = default;
-    duet_host_memory_s(const duet_host_memory_s&) = delete;
-    duet_host_memory_s& operator=(const duet_host_memory_s&) = delete;
     ~duet_host_memory_s();
 };
 
-struct duet_event_s {
+struct duet_event_s : duet::backend::Handle {
     cl_event event = nullptr;
 
-    duet_event_s() = default;
-    duet_event_s(const duet_event_s&) = delete;
-    duet_event_s& operator=(const duet_event_s&) = delete;
     ~duet_event_s();
 };
 
-struct duet_program_s {
+struct duet_program_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_program program = nullptr;
     std::string kernel_names; ///< CL_PROGRAM_KERNEL_NAMES, ';'-separated
     /// Every kernel's arguments, by kernel name; program_binary records them beside the driver's binary.
     std::map<std::string, duet::backend::opencl::KernelArguments, std::less<>> kernel_arguments;
 
-    duet_program_s() = default;
-    duet_program_s(const duet_program_s&) = delete;
-    duet_program_s& operator=(const duet_program_s&) = delete;
     ~duet_program_s();
 };
 
-struct duet_kernel_s {
+struct duet_kernel_s : duet::backend::Handle {
     cl_kernel kernel = nullptr;
     std::string name;
     /// clSetKernelArg stores arguments in the kernel object, so setting them and enqueueing must
@@ -115,19 +101,22 @@ struct duet_kernel_s {
     std::uint64_t max_block_size = 0;      ///< CL_KERNEL_WORK_GROUP_SIZE
     std::uint64_t static_local_memory = 0; ///< CL_KERNEL_LOCAL_MEM_SIZE
 
-    duet_kernel_s() = default;
-    duet_kernel_s(const duet_kernel_s&) = delete;
-    duet_kernel_s& operator=(const duet_kernel_s&) = delete;
     ~duet_kernel_s();
 };
 
 namespace duet::backend::opencl {
 
+/// How messages name the API.
+inline constexpr const char* api_name = "OpenCL";
+
+/// The devices and version initialize() found.
+BackendState<duet_device_s>& state();
+
+/// OpenCL has no extensions: what it offers, CUDA offers too.
+inline constexpr std::array<Extension, 0> extensions{};
+
 /// "CL_INVALID_WORK_GROUP_SIZE" for -54; "unknown OpenCL error" for codes no header names.
 const char* error_name(cl_int code);
-
-/// Out-of-memory codes become DUET_ERROR_OUT_OF_MEMORY, every other failure DUET_ERROR_BACKEND.
-duet_status status_of(cl_int code);
 
 /// Raises the failure of `call`; an empty message becomes "<call> failed: <name> (<code>)".
 [[noreturn]] void fail_native(cl_int code, const char* call, std::string message = {});

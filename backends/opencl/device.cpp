@@ -2,8 +2,6 @@
 // names (duet_device_properties) and, clinfo-like, under their own CL_DEVICE_* names.
 #include "common.hpp"
 
-#include "backend_state.hpp"
-
 #include <CL/cl_ext.h>
 
 #include <algorithm>
@@ -25,12 +23,6 @@ constexpr cl_device_info pci_slot_id_nv = 0x4009;
 constexpr cl_device_info pci_domain_id_nv = 0x400A;
 // OpenCL 3.0 names it; a 1.2 target does not.
 constexpr cl_device_info preferred_work_group_size_multiple = 0x1067;
-
-using Backend = BackendState<duet_device_s>;
-
-Backend& backend() { return process_state<Backend>(); }
-
-const Backend& initialized_backend() { return backend().initialized("OpenCL"); }
 
 template <class T>
 T device_info(cl_device_id device, cl_device_info param)
@@ -361,10 +353,12 @@ void report(cl_device_id device, std::span<const RawQuery> queries, duet_propert
 
 } // namespace
 
+BackendState<duet_device_s>& state() { return process_state<BackendState<duet_device_s>>(); }
+
 duet_status initialize()
 {
     return guard([] {
-        Backend& state = backend();
+        auto& state = opencl::state();
         std::lock_guard lock(state.init_mutex);
         if (state.ready.load(std::memory_order_relaxed))
             return;
@@ -397,21 +391,6 @@ duet_status initialize()
         state.version = std::move(version);
         state.ready.store(true, std::memory_order_release);
     });
-}
-
-duet_status version(const char** text)
-{
-    return guard([&] { *text = initialized_backend().version.c_str(); });
-}
-
-duet_status device_count(std::uint32_t* count)
-{
-    return guard([&] { *count = static_cast<std::uint32_t>(initialized_backend().devices.size()); });
-}
-
-duet_status device_get(std::uint32_t index, duet_device* device)
-{
-    return guard([&] { *device = &backend().device(index, "OpenCL"); });
 }
 
 duet_status device_properties(duet_device device, duet_device_properties* properties)
@@ -476,7 +455,7 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
                 copy_text(props.pci_bus_id, text);
             }
         }
-        *properties = props;
+        write_sized(properties, props);
     });
 }
 

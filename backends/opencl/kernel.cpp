@@ -70,15 +70,3 @@ duet_kernel_s::~duet_kernel_s()
     if (kernel)
         clReleaseKernel(kernel);
 }
-
-namespace duet::backend::opencl {
-
-duet_status kernel_set_cache_preference(duet_kernel, duet_cache_preference)
-{
-    return guard([] {
-        fail(DUET_ERROR_UNSUPPORTED, "OpenCL has no control over the split between L1 cache and local memory "
-                                     "(CUDA's cuFuncSetCacheConfig); the driver chooses it");
-    });
-}
-
-} // namespace duet::backend::opencl

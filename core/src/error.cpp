@@ -42,7 +42,7 @@ Backend::Backend(std::string name, std::string version, const duet_backend_v1& t
 
 void Backend::raise(duet_status status) const
 {
-    duet_error_detail detail{"", 0, "", "no detail: the backend has no last_error"};
+    duet_error_detail detail{sizeof(duet_error_detail), "", 0, "", "no detail: the backend has no last_error"};
     if (api_.last_error != nullptr) {
         api_.last_error(&detail);
     }
@@ -67,6 +67,17 @@ void Backend::raise(duet_status status) const
     default:
         throw make.operator()<Error>();
     }
+}
+
+duet_function Backend::find_extension(const char* name, const char* what) const
+{
+    duet_function function = nullptr;
+    const duet_status status = require(api_.extension, what)(name, &function);
+    if (status == DUET_ERROR_NOT_FOUND || (status == DUET_SUCCESS && function == nullptr)) {
+        unsupported(what);
+    }
+    check(status);
+    return function;
 }
 
 void Backend::unsupported(const char* what) const

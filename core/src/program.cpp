@@ -255,8 +255,10 @@ void Kernel::set_cache_preference(CachePreference preference) const
 {
     const auto& kernel = detail::live(state_, "Kernel::set_cache_preference", "Kernel");
     const auto& device = *kernel.program->device;
-    device.check(device.backend->require(device.api().kernel_set_cache_preference, "cache preferences")(
-        kernel.handle, static_cast<duet_cache_preference>(preference)));
+    const auto set = device.backend->extension<duet_kernel_set_cache_preference_fn>(
+        DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE,
+        "cache preferences (the split between L1 cache and shared memory, CUDA's cuFuncSetCacheConfig)");
+    device.check(set(kernel.handle, static_cast<duet_cache_preference>(preference)));
 }
 
 namespace detail {

@@ -36,16 +36,19 @@ std::string lowercase(std::string_view text)
 struct Slot {
     const char* name;
     std::size_t offset;
+    bool required;
     std::size_t end() const { return offset + sizeof(void (*)()); }
 };
 
-#define DUET_SLOT(name) Slot{#name, offsetof(duet_backend_v1, name)},
-constexpr Slot required_slots[] = {DUET_BACKEND_REQUIRED_SLOTS(DUET_SLOT)};
+#define DUET_SLOT(name, required, parameters) Slot{#name, offsetof(duet_backend_v1, name), required != 0},
+constexpr Slot slots[] = {DUET_BACKEND_SLOTS(DUET_SLOT)};
 #undef DUET_SLOT
 
 /// The last required slot, which every table must reach.
-constexpr Slot last_required_slot = *std::max_element(std::begin(required_slots), std::end(required_slots),
-                                                      [](const Slot& a, const Slot& b) { return a.offset < b.offset; });
+constexpr Slot last_required_slot =
+    *std::max_element(std::begin(slots), std::end(slots), [](const Slot& a, const Slot& b) {
+        return (a.required ? a.offset : 0) < (b.required ? b.offset : 0);
+    });
 
 bool filled(const duet_backend_v1& table, const Slot& slot)
 {
@@ -68,8 +71,8 @@ duet_backend_v1 kept_table(const duet_backend_v1& table)
     duet_backend_v1 kept{};
     std::memcpy(&kept, &table, std::min(table.table_size, sizeof(kept)));
     std::string empty;
-    for (const Slot& slot : required_slots) {
-        if (!filled(kept, slot)) {
+    for (const Slot& slot : slots) {
+        if (slot.required && !filled(kept, slot)) {
             empty += (empty.empty() ? "" : ", ") + std::string(slot.name);
         }
     }
@@ -82,7 +85,7 @@ duet_backend_v1 kept_table(const duet_backend_v1& table)
 /// The backend's own words for its last failure.
 std::string last_error_text(const duet_backend_v1& api)
 {
-    duet_error_detail failure{"", 0, "", ""};
+    duet_error_detail failure{sizeof(duet_error_detail), "", 0, "", ""};
     if (api.last_error != nullptr) {
         detail::call_plugin("its last_error", api.last_error, &failure);
     }
@@ -150,7 +153,12 @@ std::shared_ptr<detail::DeviceState> describe_device(const std::shared_ptr<const
     device->index = index;
     backend->check(detail::call_plugin("its device_get", api.device_get, index, &device->handle));
     duet_device_properties properties{};
+    properties.size = sizeof(properties);
     backend->check(detail::call_plugin("its device_properties", api.device_properties, device->handle, &properties));
+    if (properties.size > sizeof(properties)) {
+        throw detail::NotLoaded("its device_properties says it wrote " + std::to_string(properties.size) +
+                                " bytes into duet_device_properties of " + std::to_string(sizeof(properties)));
+    }
     device->properties = convert(properties);
     if (api.device_raw_properties != nullptr) {
         const duet_property_sink sink = [](void* context, const char* key, const char* value) {

@@ -48,9 +48,16 @@ public:
         }
         return slot;
     }
+    /// The backend's extension `name` (DUET_EXTENSION_*) as the `Function` it is; Unsupported
+    /// naming `what` when the backend does not have it.
+    template <class Function> Function extension(const char* name, const char* what) const
+    {
+        return reinterpret_cast<Function>(find_extension(name, what));
+    }
 
 private:
     [[noreturn]] void unsupported(const char* what) const;
+    duet_function find_extension(const char* name, const char* what) const;
 
     std::string name_;
     std::string version_;

@@ -115,3 +115,10 @@ __kernel void pitched_scale(__global float* data, const uint pitch_bytes, const 
         row[x] *= factor;
     }
 }
+
+// Declares the one block size it runs with, 64: a launch with another block is refused by the
+// driver (CL_INVALID_WORK_GROUP_SIZE) rather than by duet's own checks.
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void fixed_block(__global float* out)
+{
+    out[get_global_id(0)] = 1.0f;
+}

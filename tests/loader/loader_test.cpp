@@ -1,12 +1,16 @@
 // The loader against purpose-built fault plugins (wrong ABI major, missing entry symbol, failing
 // initialisation, missing dependency, tables of the wrong size or with an empty required slot,
 // calls that throw across the C ABI, workload plugins that throw or hand out nothing): each is
-// listed, not loaded, with a reason naming its cause, and the process goes on. Tables of an older
-// or newer minor load, with only what both sides know.
+// listed, not loaded, with a reason naming its cause, and the process goes on. Tables and device
+// properties of an older or newer minor load, with only what both sides know.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <duet/abi/backend.h>
 
@@ -233,6 +237,138 @@ TEST(Loader, ANewerMinorTableLoadsWhatThisCoreKnows)
     const Kernel kernel = fake_kernel(registry, "fake_oversized_table");
     // The last slot this core knows is copied and called.
     EXPECT_NO_THROW(kernel.set_cache_preference(CachePreference::prefer_l1));
+}
+
+// --- device properties of another size than this core's: older and newer backends, older and newer cores ---
+
+/// The properties of the one device of the table plugin `backend`, as the core read them.
+DeviceProperties table_plugin_properties(const std::string& backend)
+{
+    const Registry registry({table_dir});
+    const BackendInfo* info = find_backend(registry, backend);
+    if (info == nullptr || !info->loaded) {
+        ADD_FAILURE() << backend << " did not load: " << (info ? info->reason : "not listed");
+        return {};
+    }
+    return registry.select(backend + ":0").properties();
+}
+
+TEST(Loader, AnOlderBackendsSmallerPropertiesLeaveWhatItLacksUnknown)
+{
+    const DeviceProperties properties = table_plugin_properties("fake_older_properties");
+    EXPECT_EQ(properties.name, "fake device");
+    EXPECT_EQ(properties.max_block_size, 1u);
+    // Past the older struct's end: zero, "not known", as the core filled it.
+    EXPECT_EQ(properties.l2_cache, 0u);
+    EXPECT_EQ(properties.pci_bus_id, "");
+}
+
+TEST(Loader, ANewerBackendsLargerPropertiesBringWhatThisCoreKnows)
+{
+    const DeviceProperties properties = table_plugin_properties("fake_newer_properties");
+    EXPECT_EQ(properties.name, "fake device");
+    EXPECT_EQ(properties.l2_cache, 4096u);
+    EXPECT_EQ(properties.pci_bus_id, "0000:01:00.0") << "the last field this core knows is read";
+}
+
+/// A backend plugin's table straight from its entry symbol, initialized, for calls with struct
+/// sizes other than this core's; the reason in `why` when there is none. Never unloaded, as the
+/// registry's plugins are not.
+const duet_backend_v1* initialized_table(const std::filesystem::path& plugin, std::string& why)
+{
+    void* library = dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        why = dlerror();
+        return nullptr;
+    }
+    const auto entry = reinterpret_cast<duet_backend_entry_fn>(dlsym(library, DUET_BACKEND_ENTRY_SYMBOL));
+    const duet_backend_v1* table = nullptr;
+    if (entry == nullptr || entry(DUET_ABI_MAJOR, DUET_ABI_MINOR, &table) != DUET_SUCCESS) {
+        why = "no table for ABI " + std::to_string(DUET_ABI_MAJOR);
+        return nullptr;
+    }
+    if (table->initialize() != DUET_SUCCESS) {
+        duet_error_detail detail{sizeof(duet_error_detail), "", 0, "", ""};
+        table->last_error(&detail);
+        why = detail.message;
+        return nullptr;
+    }
+    return table;
+}
+
+/// duet_device_properties with room after it, every byte set to a mark the backend never writes.
+struct MarkedProperties {
+    static constexpr unsigned char mark = 0xab;
+    duet_device_properties properties;
+    unsigned char room[64];
+
+    explicit MarkedProperties(std::size_t size)
+    {
+        std::memset(static_cast<void*>(this), mark, sizeof(*this));
+        properties.size = size;
+    }
+    /// Whether every byte from `offset` on still holds the mark.
+    bool marked_from(std::size_t offset) const
+    {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(this);
+        return std::all_of(bytes + offset, bytes + sizeof(*this), [](unsigned char b) { return b == mark; });
+    }
+};
+
+/// Device 0's properties from `plugin`, asked for by a caller that knows `size` bytes of them.
+std::optional<MarkedProperties> properties_of_size(const std::filesystem::path& plugin, std::size_t size)
+{
+    std::string why;
+    const duet_backend_v1* table = initialized_table(plugin, why);
+    if (table == nullptr) {
+        ADD_FAILURE() << plugin << ": " << why;
+        return std::nullopt;
+    }
+    duet_device device = nullptr;
+    EXPECT_EQ(table->device_get(0, &device), DUET_SUCCESS);
+    MarkedProperties marked(size);
+    EXPECT_EQ(table->device_properties(device, &marked.properties), DUET_SUCCESS);
+    return marked;
+}
+
+TEST(Loader, ABackendWritesNoMoreThanAnOlderCoreKnows)
+{
+    // An older core's struct ended before l2_cache; the newer fake and the real backends know more.
+    constexpr std::size_t older = offsetof(duet_device_properties, l2_cache);
+    std::vector<std::filesystem::path> plugins{table_dir / "libduet_backend_fake_newer_properties.so"};
+    for (const BackendInfo& info : Registry::global().backends()) {
+        if (info.loaded) {
+            plugins.push_back(info.path);
+        }
+    }
+    for (const auto& plugin : plugins) {
+        SCOPED_TRACE(plugin.string());
+        const auto marked = properties_of_size(plugin, older);
+        ASSERT_TRUE(marked);
+        EXPECT_EQ(marked->properties.size, older) << "the size written";
+        EXPECT_NE(marked->properties.name[0], MarkedProperties::mark) << "the fields both know are written";
+        EXPECT_TRUE(marked->marked_from(older)) << "a byte past the older core's struct was written";
+    }
+}
+
+TEST(Loader, ABackendWritesOnlyItsOwnStructForANewerCore)
+{
+    // A newer core's struct is larger than any backend here knows.
+    constexpr std::size_t newer = sizeof(MarkedProperties);
+    std::vector<std::pair<std::filesystem::path, std::size_t>> plugins{
+        {table_dir / "libduet_backend_fake_older_properties.so", offsetof(duet_device_properties, l2_cache)}};
+    for (const BackendInfo& info : Registry::global().backends()) {
+        if (info.loaded) {
+            plugins.emplace_back(info.path, sizeof(duet_device_properties));
+        }
+    }
+    for (const auto& [plugin, known] : plugins) {
+        SCOPED_TRACE(plugin.string());
+        const auto marked = properties_of_size(plugin, newer);
+        ASSERT_TRUE(marked);
+        EXPECT_EQ(marked->properties.size, known) << "the size written is the backend's own";
+        EXPECT_TRUE(marked->marked_from(known)) << "a byte past the backend's own struct was written";
+    }
 }
 
 // --- workload plugins ---

@@ -97,7 +97,7 @@ public:
     void fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                     std::size_t pattern_size);
 
-    /// clEnqueue{Write,Read,Copy}BufferRect / cuMemcpy3DAsync (cuMemcpy2DAsync for one slice).
+    /// clEnqueue{Write,Read,Copy}BufferRect / cuMemcpy3DAsync (a single slice included).
     void write_rect(const RawBuffer& dst, const RectSide& dst_side, const void* src, const RectSide& src_side,
                     const Extent& extent);
     void read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src, const RectSide& src_side,

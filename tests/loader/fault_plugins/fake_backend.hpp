@@ -27,6 +27,19 @@ inline duet_status unsupported()
     return guard([] { fail(DUET_ERROR_UNSUPPORTED, "the fake backend runs nothing"); });
 }
 
+/// What the fake device reports; a plugin of another ABI minor starts from it too.
+inline duet_device_properties device_properties()
+{
+    duet_device_properties properties{};
+    duet::backend::copy_text(properties.name, "fake device");
+    duet::backend::copy_text(properties.platform, "fake");
+    std::memset(properties.vendor, 'v', sizeof(properties.vendor)); // runs on into driver_version
+    duet::backend::copy_text(properties.driver_version, "fake driver");
+    properties.type = DUET_DEVICE_CPU;
+    properties.max_block_size = 1;
+    return properties;
+}
+
 /// The fake backend's table under `name`; each fault plugin changes what it tests and exports it.
 inline duet_backend_v1 table(const char* name)
 {
@@ -53,12 +66,7 @@ inline duet_backend_v1 table(const char* name)
         });
     };
     t.device_properties = [](duet_device, duet_device_properties* properties) {
-        duet::backend::copy_text(properties->name, "fake device");
-        duet::backend::copy_text(properties->platform, "fake");
-        std::memset(properties->vendor, 'v', sizeof(properties->vendor)); // runs on into driver_version
-        duet::backend::copy_text(properties->driver_version, "fake driver");
-        properties->type = DUET_DEVICE_CPU;
-        properties->max_block_size = 1;
+        duet::backend::write_sized(properties, device_properties());
         return DUET_SUCCESS;
     };
     t.device_raw_properties = [](duet_device, duet_property_sink sink, void* context) {
@@ -108,7 +116,16 @@ inline duet_backend_v1 table(const char* name)
         *static_local_memory = 0;
         return DUET_SUCCESS;
     };
-    t.kernel_set_cache_preference = [](duet_kernel, duet_cache_preference) { return DUET_SUCCESS; };
+    t.extension = [](const char* name, duet_function* function) {
+        return guard([&] {
+            if (std::strcmp(name, DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE) != 0)
+                fail(DUET_ERROR_NOT_FOUND, std::string("the fake backend has no extension '") + name + "'");
+            const duet_kernel_set_cache_preference_fn set = [](duet_kernel, duet_cache_preference) {
+                return DUET_SUCCESS;
+            };
+            *function = reinterpret_cast<duet_function>(set);
+        });
+    };
     return t;
 }
 

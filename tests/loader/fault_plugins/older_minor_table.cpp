@@ -1,6 +1,6 @@
 // Loads: a table one slot shorter than this core's, as from a backend of an older minor version.
 // The slot past its declared size holds a working function, which the core must not read: to the
-// core it is empty, and setting a cache preference is unsupported.
+// core it is empty, so it has no extensions, and setting a cache preference is unsupported.
 #include "fake_backend.hpp"
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 namespace {
 const duet_backend_v1 table = [] {
     duet_backend_v1 t = fake::table("fake_older_minor_table");
-    t.table_size = offsetof(duet_backend_v1, kernel_set_cache_preference);
+    t.table_size = offsetof(duet_backend_v1, extension);
     return t;
 }();
 } // namespace

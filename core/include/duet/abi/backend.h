@@ -12,10 +12,12 @@ extern "C" {
 #endif
 
 /* The major version changes when anything existing changes meaning; the minor version grows when
- * slots are appended to the end of duet_backend_v1. A core accepts a backend whose major equals
- * its own; slots past the backend's reported table size are treated as "not supported", and a
- * table too small to hold every slot of DUET_BACKEND_REQUIRED_SLOTS is refused. */
-#define DUET_ABI_MAJOR 1
+ * slots are appended to the end of DUET_BACKEND_SLOTS or fields to the end of a sized struct. A
+ * core accepts a backend whose major equals its own; slots past the backend's reported table size
+ * are treated as "not supported", and a table too small to hold every required slot is refused.
+ * 2.0: sized structs (the size field first), and the CUDA-only cache preference reached through
+ * the extension slot rather than a slot of its own. */
+#define DUET_ABI_MAJOR 2
 #define DUET_ABI_MINOR 0
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
 #define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
@@ -32,9 +34,16 @@ typedef enum duet_status {
     DUET_ERROR_ABI_MISMATCH = 8
 } duet_status;
 
+/* Structs that a backend fills for the core start with their size, so that a minor version can
+ * append fields: the caller sets size to sizeof the struct it knows; the backend writes no more
+ * than that, nor more than its own struct, and sets size to the bytes it wrote. The caller
+ * zero-fills first, so fields an older backend does not know read as zero ("not known"). Structs
+ * the core hands in (ranges, copies, arguments) have a fixed layout for a major version. */
+
 /* Detail of the last failure on the calling thread. The strings live in the backend and stay
  * valid until that thread's next call into the same backend. */
 typedef struct duet_error_detail {
+    size_t size;
     const char* call;        /* the native call that failed, e.g. "clEnqueueNDRangeKernel" */
     int64_t native_code;     /* e.g. -54 for CL_INVALID_WORK_GROUP_SIZE, 0 when none */
     const char* native_name; /* e.g. "CL_INVALID_WORK_GROUP_SIZE", "" when none */
@@ -59,6 +68,7 @@ typedef enum duet_device_type {
 
 /* Properties under common names. Zero means "not known on this backend". */
 typedef struct duet_device_properties {
+    size_t size; /* see "Structs that a backend fills" above */
     char name[256];
     char vendor[128];
     char driver_version[64];
@@ -136,7 +146,7 @@ typedef struct duet_launch_range {
     size_t block[3];
 } duet_launch_range;
 
-/* The preferred split between L1 cache and shared memory (cuFuncSetCacheConfig). */
+/* The preferred split between L1 cache and shared memory (cuFuncSetCacheConfig); a CUDA extension. */
 typedef enum duet_cache_preference {
     DUET_CACHE_PREFER_NONE = 0,
     DUET_CACHE_PREFER_SHARED = 1,
@@ -153,99 +163,109 @@ typedef enum duet_program_format {
     DUET_FORMAT_NATIVE = 4    /* what duet_backend_v1.program_binary returned, for the cache */
 } duet_program_format;
 
-/* The function table. Every slot returns a duet_status; on failure the detail is available from
- * last_error on the same thread. A NULL slot means "not supported by this backend", except for
- * those of DUET_BACKEND_REQUIRED_SLOTS: a table that leaves one of them NULL is refused. */
+typedef void (*duet_program_sink)(void* context, const void* data, size_t size);
+typedef void (*duet_function)(void);
+
+/* Every slot of the function table, written once: X(name, required, parameters). Each slot is a
+ * function returning duet_status; on failure the detail is available from last_error on the same
+ * thread. A NULL slot means "not supported by this backend", except for a required one (1): the
+ * core calls those without asking, and refuses a table that leaves one NULL or whose size does not
+ * reach the last of them. New slots go at the end, with a minor version. */
+#define DUET_BACKEND_SLOTS(X)                                                                                          \
+    /* Backend life: initialize once before anything else; it fails with DUET_ERROR_UNAVAILABLE and */                 \
+    /* a reason when the backend cannot run on this machine. */                                                        \
+    X(initialize, 1, (void))                                                                                           \
+    X(version, 0, (const char** text)) /* driver / runtime / compiler versions */                                      \
+                                                                                                                       \
+    X(device_count, 1, (uint32_t * count))                                                                             \
+    X(device_get, 1, (uint32_t index, duet_device * device))                                                           \
+    X(device_properties, 1, (duet_device device, duet_device_properties * properties))                                 \
+    X(device_raw_properties, 0, (duet_device device, duet_property_sink sink, void* context))                          \
+    /* cl_device_id and cl_context, or CUdevice (widened to a pointer) and CUcontext. */                               \
+    X(device_native, 0, (duet_device device, void** native_device, void** native_context))                             \
+    /* A program format the device accepts, in order of preference; DUET_FORMAT_NONE past the end. */                  \
+    X(device_program_format, 1, (duet_device device, uint32_t index, duet_program_format * format))                    \
+                                                                                                                       \
+    X(queue_create, 0, (duet_device device, duet_queue * queue))                                                       \
+    X(queue_release, 1, (duet_queue queue))                                                                            \
+    X(queue_finish, 1, (duet_queue queue))                                                                             \
+    X(queue_write, 1, (duet_queue queue, duet_buffer dst, size_t offset, const void* src, size_t bytes))               \
+    X(queue_read, 1, (duet_queue queue, void* dst, duet_buffer src, size_t offset, size_t bytes))                      \
+    X(queue_copy, 1,                                                                                                   \
+      (duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src, size_t src_offset, size_t bytes))        \
+    X(queue_fill, 0,                                                                                                   \
+      (duet_queue queue, duet_buffer dst, size_t offset, size_t bytes, const void* pattern, size_t pattern_size))      \
+    X(queue_write_rect, 0,                                                                                             \
+      (duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side, const void* src,                             \
+       const duet_rect_side* src_side, const duet_extent* extent))                                                     \
+    X(queue_read_rect, 0,                                                                                              \
+      (duet_queue queue, void* dst, const duet_rect_side* dst_side, duet_buffer src, const duet_rect_side* src_side,   \
+       const duet_extent* extent))                                                                                     \
+    X(queue_copy_rect, 0,                                                                                              \
+      (duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side, duet_buffer src,                             \
+       const duet_rect_side* src_side, const duet_extent* extent))                                                     \
+    /* The core has checked the range against the device's and the kernel's limits; the backend */                     \
+    /* checks the argument count against what the kernel declares, where it can introspect. */                         \
+    X(queue_launch, 1,                                                                                                 \
+      (duet_queue queue, duet_kernel kernel, const duet_launch_range* range, const duet_kernel_arg* args,              \
+       uint32_t arg_count))                                                                                            \
+    X(queue_record, 1, (duet_queue queue, duet_event * event))                                                         \
+    X(queue_wait, 1, (duet_queue queue, duet_event event))                                                             \
+    X(queue_native, 0, (duet_queue queue, void** native))                                                              \
+                                                                                                                       \
+    X(buffer_create, 0, (duet_device device, size_t bytes, duet_buffer * buffer))                                      \
+    /* Rows of width_bytes, padded to a pitch the backend chooses. */                                                  \
+    X(buffer_create_pitched, 0,                                                                                        \
+      (duet_device device, size_t width_bytes, size_t rows, duet_buffer * buffer, size_t * pitch))                     \
+    X(buffer_release, 1, (duet_buffer buffer))                                                                         \
+    X(buffer_native, 0, (duet_buffer buffer, void** native))                                                           \
+                                                                                                                       \
+    X(host_alloc, 0,                                                                                                   \
+      (duet_device device, size_t bytes, duet_host_memory_kind kind, duet_host_memory * memory, void** pointer))       \
+    X(host_register, 0, (duet_device device, void* pointer, size_t bytes, duet_host_memory* memory))                   \
+    X(host_release, 1, (duet_host_memory memory))                                                                      \
+    /* A device-side buffer aliasing the host memory (mapped and registered memory). */                                \
+    X(host_device_buffer, 0, (duet_host_memory memory, duet_buffer * buffer))                                          \
+                                                                                                                       \
+    X(event_release, 1, (duet_event event))                                                                            \
+    X(event_wait, 1, (duet_event event))                                                                               \
+    X(event_query, 1, (duet_event event, int* complete))                                                               \
+    X(event_elapsed_ms, 0, (duet_event start, duet_event end, double* milliseconds))                                   \
+                                                                                                                       \
+    X(program_create, 1,                                                                                               \
+      (duet_device device, duet_program_format format, const void* data, size_t size, const char* options,             \
+       duet_program* program))                                                                                         \
+    X(program_release, 1, (duet_program program))                                                                      \
+    /* The built program in DUET_FORMAT_NATIVE, for the disk cache; sink gets it in one piece. */                      \
+    X(program_binary, 0, (duet_program program, duet_program_sink sink, void* context))                                \
+    X(program_kernel_names, 1, (duet_program program, const char** names)) /* ';'-separated */                         \
+                                                                                                                       \
+    X(kernel_create, 1, (duet_program program, const char* name, duet_kernel* kernel))                                 \
+    X(kernel_release, 1, (duet_kernel kernel))                                                                         \
+    /* Kernel-specific limits: work-items per block and static local memory. */                                        \
+    X(kernel_limits, 1, (duet_kernel kernel, uint64_t * max_block_size, uint64_t * static_local_memory))               \
+                                                                                                                       \
+    /* What one backend has and the others lack, by name (DUET_EXTENSION_*), so that the table */                      \
+    /* stays common: DUET_ERROR_NOT_FOUND, and *function NULL, for a name the backend lacks. */                        \
+    X(extension, 0, (const char* name, duet_function* function))
+
+/* The function table: a header the core checks, then the slots of DUET_BACKEND_SLOTS in order. */
 typedef struct duet_backend_v1 {
     uint32_t abi_major;
     uint32_t abi_minor;
     size_t table_size; /* sizeof(duet_backend_v1) as the backend was built */
     const char* name;  /* "opencl", "cuda": also the prefix of device selectors */
-
     void (*last_error)(duet_error_detail* detail);
-
-    /* Backend life: initialize once before anything else; it fails with
-     * DUET_ERROR_UNAVAILABLE and a reason when the backend cannot run on this machine. */
-    duet_status (*initialize)(void);
-    duet_status (*version)(const char** text); /* driver / runtime / compiler versions */
-
-    duet_status (*device_count)(uint32_t* count);
-    duet_status (*device_get)(uint32_t index, duet_device* device);
-    duet_status (*device_properties)(duet_device device, duet_device_properties* properties);
-    duet_status (*device_raw_properties)(duet_device device, duet_property_sink sink, void* context);
-    /* cl_device_id and cl_context, or CUdevice (widened to a pointer) and CUcontext. */
-    duet_status (*device_native)(duet_device device, void** native_device, void** native_context);
-    /* A program format the device accepts, in order of preference; DUET_FORMAT_NONE past the end. */
-    duet_status (*device_program_format)(duet_device device, uint32_t index, duet_program_format* format);
-
-    duet_status (*queue_create)(duet_device device, duet_queue* queue);
-    duet_status (*queue_release)(duet_queue queue);
-    duet_status (*queue_finish)(duet_queue queue);
-    duet_status (*queue_write)(duet_queue queue, duet_buffer dst, size_t offset, const void* src, size_t bytes);
-    duet_status (*queue_read)(duet_queue queue, void* dst, duet_buffer src, size_t offset, size_t bytes);
-    duet_status (*queue_copy)(duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src,
-                              size_t src_offset, size_t bytes);
-    duet_status (*queue_fill)(duet_queue queue, duet_buffer dst, size_t offset, size_t bytes,
-                              const void* pattern, size_t pattern_size);
-    duet_status (*queue_write_rect)(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side,
-                                    const void* src, const duet_rect_side* src_side, const duet_extent* extent);
-    duet_status (*queue_read_rect)(duet_queue queue, void* dst, const duet_rect_side* dst_side, duet_buffer src,
-                                   const duet_rect_side* src_side, const duet_extent* extent);
-    duet_status (*queue_copy_rect)(duet_queue queue, duet_buffer dst, const duet_rect_side* dst_side,
-                                   duet_buffer src, const duet_rect_side* src_side, const duet_extent* extent);
-    /* The core has checked the range against the device's and the kernel's limits; the backend
-     * checks the argument count against what the kernel declares, where it can introspect. */
-    duet_status (*queue_launch)(duet_queue queue, duet_kernel kernel, const duet_launch_range* range,
-                                const duet_kernel_arg* args, uint32_t arg_count);
-    duet_status (*queue_record)(duet_queue queue, duet_event* event);
-    duet_status (*queue_wait)(duet_queue queue, duet_event event);
-    duet_status (*queue_native)(duet_queue queue, void** native);
-
-    duet_status (*buffer_create)(duet_device device, size_t bytes, duet_buffer* buffer);
-    /* Rows of width_bytes, padded to a pitch the backend chooses. */
-    duet_status (*buffer_create_pitched)(duet_device device, size_t width_bytes, size_t rows, duet_buffer* buffer,
-                                         size_t* pitch);
-    duet_status (*buffer_release)(duet_buffer buffer);
-    duet_status (*buffer_native)(duet_buffer buffer, void** native);
-
-    duet_status (*host_alloc)(duet_device device, size_t bytes, duet_host_memory_kind kind,
-                              duet_host_memory* memory, void** pointer);
-    duet_status (*host_register)(duet_device device, void* pointer, size_t bytes, duet_host_memory* memory);
-    duet_status (*host_release)(duet_host_memory memory);
-    /* A device-side buffer aliasing the host memory (mapped and registered memory). */
-    duet_status (*host_device_buffer)(duet_host_memory memory, duet_buffer* buffer);
-
-    duet_status (*event_release)(duet_event event);
-    duet_status (*event_wait)(duet_event event);
-    duet_status (*event_query)(duet_event event, int* complete);
-    duet_status (*event_elapsed_ms)(duet_event start, duet_event end, double* milliseconds);
-
-    duet_status (*program_create)(duet_device device, duet_program_format format, const void* data, size_t size,
-                                  const char* options, duet_program* program);
-    duet_status (*program_release)(duet_program program);
-    /* The built program in DUET_FORMAT_NATIVE, for the disk cache; sink gets it in one piece. */
-    duet_status (*program_binary)(duet_program program, void (*sink)(void* context, const void* data, size_t size),
-                                  void* context);
-    duet_status (*program_kernel_names)(duet_program program, const char** names); /* ';'-separated */
-
-    duet_status (*kernel_create)(duet_program program, const char* name, duet_kernel* kernel);
-    duet_status (*kernel_release)(duet_kernel kernel);
-    /* Kernel-specific limits: work-items per block and static local memory. */
-    duet_status (*kernel_limits)(duet_kernel kernel, uint64_t* max_block_size, uint64_t* static_local_memory);
-    /* A hint for later launches of the kernel; DUET_ERROR_UNSUPPORTED where the API has no such
-     * control (OpenCL). */
-    duet_status (*kernel_set_cache_preference)(duet_kernel kernel, duet_cache_preference preference);
+#define DUET_DECLARE_SLOT(name, required, parameters) duet_status(*name) parameters;
+    DUET_BACKEND_SLOTS(DUET_DECLARE_SLOT)
+#undef DUET_DECLARE_SLOT
 } duet_backend_v1;
 
-/* The slots every backend must fill, X(slot) each: the core calls them without first asking
- * whether the backend has them (life, devices, releases, the basic queue, event, program and
- * kernel calls). table_size must reach at least the end of the last of them. */
-#define DUET_BACKEND_REQUIRED_SLOTS(X)                                                                 \
-    X(initialize) X(device_count) X(device_get) X(device_properties) X(device_program_format)          \
-    X(queue_release) X(queue_finish) X(queue_write) X(queue_read) X(queue_copy) X(queue_launch)        \
-    X(queue_record) X(queue_wait) X(buffer_release) X(host_release) X(event_release) X(event_wait)     \
-    X(event_query) X(program_create) X(program_release) X(program_kernel_names) X(kernel_create)       \
-    X(kernel_release) X(kernel_limits)
+/* Extensions, each with its name and the type of the function the extension slot hands out. */
+
+/* CUDA: a hint for later launches of the kernel (cuFuncSetCacheConfig). OpenCL has no such control. */
+#define DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE "kernel_set_cache_preference"
+typedef duet_status (*duet_kernel_set_cache_preference_fn)(duet_kernel kernel, duet_cache_preference preference);
 
 /* The one exported symbol, declared by each backend as
  *     extern "C" DUET_BACKEND_EXPORT duet_status duet_backend_entry(uint32_t, uint32_t, const duet_backend_v1**);
