@@ -1,5 +1,8 @@
-// Parsing and checking of a command's arguments.
+// A command's arguments read through CLI11, then checked: unknown options, missing values,
+// too few or too many positional arguments, each named in duet's words.
 #include "commands/options.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +16,35 @@ const OptionSpec* find_option(const CommandSpec& command, const std::string& nam
     const auto found = std::find_if(command.options.begin(), command.options.end(),
                                     [&](const OptionSpec& option) { return option.name == name; });
     return found == command.options.end() ? nullptr : &*found;
+}
+
+/// The option as CLI11 reads it: a value given again replaces the last (Arguments::value takes
+/// the last of its results), a repeated one keeps every occurrence, an optional value is taken
+/// when the next argument is not an option.
+CLI::Option* add_option(CLI::App& app, const OptionSpec& spec)
+{
+    const std::string name = "--" + spec.name;
+    switch (spec.kind) {
+    case OptionSpec::Kind::flag:
+        return app.add_flag(name, spec.help);
+    case OptionSpec::Kind::value:
+    case OptionSpec::Kind::repeated:
+        return app.add_option(name, spec.help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    case OptionSpec::Kind::optional_value:
+        return app.add_option(name, spec.help)->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+    return nullptr;
+}
+
+/// "--device needs a value: --device SEL", from CLI11's "--device: 1 required SEL missing".
+std::string missing_value(const CommandSpec& command, const std::string& message)
+{
+    const std::string name = message.substr(0, message.find(':'));
+    const OptionSpec* option = name.size() > 2 ? find_option(command, name.substr(2)) : nullptr;
+    if (option == nullptr) {
+        return "duet " + command.name + ": " + message;
+    }
+    return "--" + option->name + " needs a value: --" + option->name + " " + option->value_name;
 }
 
 std::string known_options(const CommandSpec& command)
@@ -89,35 +121,47 @@ std::string command_help(const CommandSpec& command)
 
 Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>& args)
 {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
-            positional_.push_back(arg);
-            continue;
-        }
-        const auto equals = arg.find('=');
-        const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-        const OptionSpec* option = find_option(command, name);
-        if (option == nullptr) {
-            throw UsageError("duet " + command.name + " has no option --" + name +
+    CLI::App app{command.summary, "duet " + command.name};
+    app.set_help_flag(); // main answers --help with command_help(), the text duet has always shown
+    app.allow_extras();  // an unknown option is named below, with the options that exist
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> parsed;
+    for (const auto& spec : command.options) {
+        parsed.emplace_back(&spec, add_option(app, spec));
+    }
+    app.add_option("arguments", positional_)->expected(0, CLI::detail::expected_max_vector_size);
+    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ArgumentMismatch& error) {
+        throw UsageError(missing_value(command, error.what()));
+    } catch (const CLI::ParseError& error) {
+        throw UsageError("duet " + command.name + ": " + error.what());
+    }
+    for (const auto& extra : app.remaining()) {
+        if (extra.size() > 2 && extra.compare(0, 2, "--") == 0) {
+            throw UsageError("duet " + command.name + " has no option " + extra.substr(0, extra.find('=')) +
                              "; its options: " + known_options(command));
         }
-        std::string value;
-        if (equals != std::string::npos) {
-            if (option->kind == OptionSpec::Kind::flag) {
-                throw UsageError("--" + name + " takes no value");
-            }
-            value = arg.substr(equals + 1);
-        } else if (option->kind == OptionSpec::Kind::value || option->kind == OptionSpec::Kind::repeated) {
-            if (i + 1 >= args.size()) {
-                throw UsageError("--" + name + " needs a value: --" + name + " " + option->value_name);
-            }
-            value = args[++i];
-        } else if (option->kind == OptionSpec::Kind::optional_value && i + 1 < args.size() &&
-                   args[i + 1].compare(0, 2, "--") != 0) {
-            value = args[++i];
+        positional_.push_back(extra); // "-x", "--": arguments, as the command's own check will say
+    }
+    for (const auto& [spec, option] : parsed) {
+        if (option->count() == 0) {
+            continue;
         }
-        values_[name].push_back(std::move(value));
+        auto& values = values_[spec->name];
+        if (spec->kind == OptionSpec::Kind::flag) {
+            for (const auto& result : option->results()) {
+                if (result != "true") {
+                    throw UsageError("--" + spec->name + " takes no value");
+                }
+            }
+            values.assign(option->count(), "");
+        } else {
+            values = option->results();
+            if (values.empty()) {
+                values.push_back(""); // --json without a FILE
+            }
+        }
     }
     if (positional_.size() < command.min_arguments) {
         throw UsageError("duet " + command.name + " needs " + command.arguments);

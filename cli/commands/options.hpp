@@ -1,5 +1,6 @@
 // The command line's grammar: a command, its positional arguments, and --options checked against
-// what that command accepts, so a typo is named instead of ignored.
+// what that command accepts, so a typo is named instead of ignored. CLI11 reads the arguments;
+// the help text and the messages stay duet's own.
 #pragma once
 
 #include <cstdint>
