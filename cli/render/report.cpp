@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -370,114 +371,155 @@ namespace {
 
 /// The line charts of a sweep: x is the first swept parameter; every other combination of
 /// variant, device and the other swept values is a line.
-std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std::string>& colours)
-{
-    const Sweep& x_sweep = bench.sweeps.front();
-    const auto parameter = std::find_if(bench.info.parameters.begin(), bench.info.parameters.end(),
-                                        [&](const WorkloadParameter& p) { return p.name == x_sweep.parameter; });
-    const bool categorical = parameter->type == WorkloadParameter::Type::choice;
+/// What a sweep's charts plot besides the times: the rate's unit and names, the workload's extras.
+struct SweepMetrics {
     std::string unit = "rate";
-    std::vector<std::string> extra_names, rate_names;
+    std::vector<std::string> rate_names;
+    std::vector<std::string> extras;
+};
+
+SweepMetrics sweep_metrics(const Benchmark& bench)
+{
+    SweepMetrics metrics;
     for (const auto& point : bench.points) {
-        if (point.measured() && unit == "rate") {
-            unit = rate_unit(point.unit);
+        if (point.measured() && metrics.unit == "rate") {
+            metrics.unit = rate_unit(point.unit);
         }
         if (point.measured()) {
-            rate_names.push_back(point.rate_name);
+            metrics.rate_names.push_back(point.rate_name);
         }
         for (const auto& [name, samples] : point.extras) {
-            if (std::find(extra_names.begin(), extra_names.end(), name) == extra_names.end()) {
-                extra_names.push_back(name);
+            if (std::find(metrics.extras.begin(), metrics.extras.end(), name) == metrics.extras.end()) {
+                metrics.extras.push_back(name);
             }
         }
     }
+    return metrics;
+}
 
-    // A line per combination of what stays fixed along it, named by only the parts that differ
-    // between lines, so that legends stay short; colours by device, as in every chart.
+/// The lines of a sweep's charts: one per combination of what stays fixed along the x axis, in
+/// the order first measured, each with its points and its dash pattern.
+struct SweepLines {
+    std::vector<std::string> keys;
+    std::map<std::string, std::vector<const Point*>> points;
+    std::map<std::string, std::string> dashes;
+};
+
+/// A line's name holds only the parts that differ between lines, so that legends stay short.
+std::string line_key(const Benchmark& bench, const Point& point, bool devices_differ, bool variants_differ)
+{
+    std::vector<std::string> parts;
+    if (devices_differ) {
+        parts.push_back(point.job.label + " " + api_label(point.job.device));
+    }
+    if (variants_differ) {
+        parts.push_back(point.job.variant);
+    }
+    for (const auto& sweep : bench.sweeps) {
+        if (&sweep != &bench.sweeps.front()) {
+            parts.push_back(sweep.parameter + "=" + point.job.settings.values().at(sweep.parameter));
+        }
+    }
+    std::string key = parts.empty() ? point.job.label + " " + api_label(point.job.device) : "";
+    for (const auto& part : parts) {
+        key += (key.empty() ? "" : " ") + part;
+    }
+    return key;
+}
+
+SweepLines sweep_lines(const Benchmark& bench)
+{
     std::set<std::string> labels, variants;
     for (const auto& point : bench.points) {
         labels.insert(point.job.label);
         variants.insert(point.job.variant);
     }
-    std::vector<std::string> series_keys;
-    std::map<std::string, std::vector<const Point*>> series_points;
+    SweepLines lines;
     for (const auto& point : bench.points) {
         if (!point.measured()) {
             continue;
         }
-        std::vector<std::string> parts;
-        if (labels.size() > 1) {
-            parts.push_back(point.job.label + " " + api_label(point.job.device));
+        const std::string key = line_key(bench, point, labels.size() > 1, variants.size() > 1);
+        if (!lines.points.contains(key)) {
+            lines.keys.push_back(key);
         }
-        if (variants.size() > 1) {
-            parts.push_back(point.job.variant);
-        }
-        for (const auto& sweep : bench.sweeps) {
-            if (&sweep != &x_sweep) {
-                parts.push_back(sweep.parameter + "=" + point.job.settings.values().at(sweep.parameter));
-            }
-        }
-        std::string key = parts.empty() ? point.job.label + " " + api_label(point.job.device) : "";
-        for (const auto& part : parts) {
-            key += (key.empty() ? "" : " ") + part;
-        }
-        if (!series_points.contains(key)) {
-            series_keys.push_back(key);
-        }
-        series_points[key].push_back(&point);
+        lines.points[key].push_back(&point);
     }
     // Lines of one device share its colour and differ in their dash pattern, as long as there
     // are several devices to tell apart by colour.
     static const char* patterns[] = {"", "7 4", "2 3", "9 3 2 3", "4 2 4 6"};
-    std::map<std::string, std::string> dashes;
     std::map<std::string, std::size_t> lines_of_device;
-    for (const auto& key : series_keys) {
-        const std::string& label = series_points.at(key).front()->job.label;
-        dashes[key] = patterns[lines_of_device[label]++ % std::size(patterns)];
+    for (const auto& key : lines.keys) {
+        const std::string& label = lines.points.at(key).front()->job.label;
+        lines.dashes[key] = patterns[lines_of_device[label]++ % std::size(patterns)];
     }
-    const auto x_of = [&](const Point& point) {
-        const auto& value = point.job.settings.values().at(x_sweep.parameter);
-        if (categorical) {
-            return static_cast<double>(std::find(x_sweep.values.begin(), x_sweep.values.end(), value) -
-                                       x_sweep.values.begin());
+    return lines;
+}
+
+/// Where `point` sits on the x axis: the swept value, or its index for a choice parameter.
+double x_position(const Point& point, const Sweep& x_sweep, bool categorical)
+{
+    const auto& value = point.job.settings.values().at(x_sweep.parameter);
+    if (categorical) {
+        return static_cast<double>(std::find(x_sweep.values.begin(), x_sweep.values.end(), value) -
+                                   x_sweep.values.begin());
+    }
+    return std::stod(value);
+}
+
+/// One metric against the first swept parameter: per line, the median of each point's samples
+/// with whiskers from min to max.
+std::string sweep_chart(const Benchmark& bench, const SweepLines& lines,
+                        const std::map<std::string, std::string>& colours, const std::string& title,
+                        const std::string& y_label, const std::string& metric,
+                        const std::function<std::vector<double>(const Point&)>& samples_of)
+{
+    const Sweep& x_sweep = bench.sweeps.front();
+    const auto parameter = std::find_if(bench.info.parameters.begin(), bench.info.parameters.end(),
+                                        [&](const WorkloadParameter& p) { return p.name == x_sweep.parameter; });
+    const bool categorical = parameter->type == WorkloadParameter::Type::choice;
+    chart::LineChart line{
+        title, x_sweep.parameter, y_label, metric, categorical ? x_sweep.values : std::vector<std::string>{}, {}};
+    for (std::size_t i = 0; i < lines.keys.size(); ++i) {
+        const auto& points = lines.points.at(lines.keys[i]);
+        chart::Series series{lines.keys[i], colours.at(points.front()->job.label), lines.dashes.at(lines.keys[i]), {}};
+        if (colours.size() == 1) {
+            // One device: colours tell its lines apart better than dashes.
+            series.color = chart::palette(i);
+            series.dash.clear();
         }
-        return std::stod(value);
-    };
-    const auto chart_of = [&](const std::string& title, const std::string& y_label, const std::string& metric,
-                              const auto& samples_of) {
-        chart::LineChart line{
-            title, x_sweep.parameter, y_label, metric, categorical ? x_sweep.values : std::vector<std::string>{}, {}};
-        for (std::size_t i = 0; i < series_keys.size(); ++i) {
-            const auto& points = series_points[series_keys[i]];
-            chart::Series series{series_keys[i], colours.at(points.front()->job.label), dashes.at(series_keys[i]), {}};
-            if (colours.size() == 1) {
-                // One device: colours tell its lines apart better than dashes.
-                series.color = chart::palette(i);
-                series.dash.clear();
+        for (const Point* point : points) {
+            const auto samples = samples_of(*point);
+            if (!samples.empty()) {
+                const workload::Summary stats = workload::summarize(samples);
+                series.points.push_back({x_position(*point, x_sweep, categorical), stats.median, stats.min, stats.max});
             }
-            for (const Point* point : points) {
-                const auto samples = samples_of(*point);
-                if (!samples.empty()) {
-                    const workload::Summary stats = workload::summarize(samples);
-                    series.points.push_back({x_of(*point), stats.median, stats.min, stats.max});
-                }
-            }
-            std::sort(series.points.begin(), series.points.end(),
-                      [](const auto& a, const auto& b) { return a.x < b.x; });
-            line.series.push_back(std::move(series));
         }
-        return chart::lines(line);
-    };
+        std::sort(series.points.begin(), series.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+        line.series.push_back(std::move(series));
+    }
+    return chart::lines(line);
+}
+
+std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std::string>& colours)
+{
+    const SweepMetrics metrics = sweep_metrics(bench);
+    const SweepLines lines = sweep_lines(bench);
     const std::string& name = bench.info.name;
-    std::string html = chart_of(name + ": " + common_rate_name(rate_names) + " against " + x_sweep.parameter +
-                                    " (median, whiskers min to max)",
-                                unit, "rate", [](const Point& p) { return p.rate; });
-    html += chart_of(name + ": kernel time against " + x_sweep.parameter, "kernel ms", "kernel_ms",
+    const std::string against = " against " + bench.sweeps.front().parameter;
+    const auto chart_of = [&](const std::string& title, const std::string& y_label, const std::string& metric,
+                              const std::function<std::vector<double>(const Point&)>& samples_of) {
+        return sweep_chart(bench, lines, colours, title, y_label, metric, samples_of);
+    };
+    std::string html =
+        chart_of(name + ": " + common_rate_name(metrics.rate_names) + against + " (median, whiskers min to max)",
+                 metrics.unit, "rate", [](const Point& p) { return p.rate; });
+    html += chart_of(name + ": kernel time" + against, "kernel ms", "kernel_ms",
                      [](const Point& p) { return p.kernel_ms; });
-    html += chart_of(name + ": total time (copies in, kernel, copies out) against " + x_sweep.parameter, "total ms",
-                     "total_ms", [](const Point& p) { return p.total_ms; });
-    for (const auto& extra : extra_names) {
-        html += chart_of(name + ": " + extra + " against " + x_sweep.parameter, extra, extra, [&](const Point& p) {
+    html += chart_of(name + ": total time (copies in, kernel, copies out)" + against, "total ms", "total_ms",
+                     [](const Point& p) { return p.total_ms; });
+    for (const auto& extra : metrics.extras) {
+        html += chart_of(name + ": " + extra + against, extra, extra, [&](const Point& p) {
             const auto found =
                 std::find_if(p.extras.begin(), p.extras.end(), [&](const auto& e) { return e.first == extra; });
             return found == p.extras.end() ? std::vector<double>{} : found->second;
