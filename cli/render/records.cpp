@@ -2,6 +2,8 @@
 #include "render/records.hpp"
 
 #include "model/environment.hpp"
+#include "model/workloads.hpp"
+#include "render/environment.hpp"
 #include "render/format.hpp"
 
 namespace duet::cli {
@@ -56,7 +58,7 @@ json::Value agreement_json(const workload::Agreement& agreement)
 
 namespace {
 
-json::Value comparison_json(const workload::Comparison& comparison)
+json::Value cross_check_json(const workload::Comparison& comparison)
 {
     if (!comparison.compared()) {
         return json::Value();
@@ -111,8 +113,8 @@ json::Value run_json(const Run& run)
         {"baseline", run.device.with},
         {"difference", run.device.compared() ? json::Value(run.device.agreement.max_error) : json::Value()},
         {"allowed_difference", run.device.compared() ? json::Value(run.device.allowed) : json::Value()},
-        {"device_agreement", comparison_json(run.device)},
-        {"variant_agreement", comparison_json(run.variant)},
+        {"device_agreement", cross_check_json(run.device)},
+        {"variant_agreement", cross_check_json(run.variant)},
         {"extras", std::move(extras)}};
 }
 
@@ -199,6 +201,99 @@ json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, 
         }
     }
     return object;
+}
+
+json::Value comparison_json(const Comparison& comparison)
+{
+    json::Array runs, pairs;
+    for (const auto& run : comparison.runs) {
+        runs.push_back(run_json(run));
+    }
+    for (const auto& pair : comparison.pairs) {
+        pairs.push_back(pair_json(pair));
+    }
+    const auto problems = comparison.verdict.problems();
+    return json::Object{{"schema", "duet.compare/1"},
+                        {"environment", environment_json(Registry::global())},
+                        {"seed", comparison.seed},
+                        {"warmup", comparison.timing.warmup},
+                        {"timing", timing_json(comparison.timing)},
+                        {"agree", problems.empty()},
+                        {"counts", counts_json(comparison.verdict)},
+                        {"problems", json::Array(problems.begin(), problems.end())},
+                        {"runs", std::move(runs)},
+                        {"pairs", std::move(pairs)}};
+}
+
+namespace {
+
+json::Value stats_json(const std::vector<double>& samples)
+{
+    if (samples.empty()) {
+        return {};
+    }
+    const workload::Summary stats = workload::summarize(samples);
+    return json::Object{
+        {"median", stats.median}, {"min", stats.min}, {"max", stats.max}, {"q1", stats.q1}, {"q3", stats.q3}};
+}
+
+json::Value point_json(const Point& point)
+{
+    json::Object extras, extra_samples;
+    for (const auto& [name, samples] : point.extras) {
+        extras.emplace_back(name, stats_json(samples));
+        extra_samples.emplace_back(name, json::Array(samples.begin(), samples.end()));
+    }
+    const auto measured = [&](double value) { return point.measured() ? json::Value(value) : json::Value(); };
+    return json::Object{
+        {"variant", point.job.variant},
+        {"device", point.job.label},
+        {"selector", point.job.device.selector()},
+        {"device_name", point.job.device.properties().name},
+        {"api", api_label(point.job.device)},
+        {"settings", settings_json(point.job.info, point.job.settings.values())},
+        {"status", to_string(point.status)},
+        {"reason", point.reason},
+        {"max_error", measured(point.max_error)},
+        {"tolerance", measured(point.tolerance)},
+        {"rate_unit", rate_unit(point.unit)},
+        {"h2d_ms", stats_json(point.h2d_ms)},
+        {"kernel_ms", stats_json(point.kernel_ms)},
+        {"d2h_ms", stats_json(point.d2h_ms)},
+        {"total_ms", stats_json(point.total_ms)},
+        {"rate", stats_json(point.rate)},
+        {"extras", std::move(extras)},
+        {"samples", json::Object{{"kernel_ms", json::Array(point.kernel_ms.begin(), point.kernel_ms.end())},
+                                 {"total_ms", json::Array(point.total_ms.begin(), point.total_ms.end())},
+                                 {"rate", json::Array(point.rate.begin(), point.rate.end())},
+                                 {"extras", std::move(extra_samples)}}}};
+}
+
+} // namespace
+
+json::Value bench_json(const Benchmark& bench)
+{
+    json::Array sweeps, points;
+    for (const auto& sweep : bench.sweeps) {
+        sweeps.push_back(json::Object{{"parameter", sweep.parameter},
+                                      {"values", json::Array(sweep.values.begin(), sweep.values.end())}});
+    }
+    for (const auto& point : bench.points) {
+        points.push_back(point_json(point));
+    }
+    const auto problems = bench.verdict.problems();
+    return json::Object{{"schema", "duet.bench/1"},
+                        {"environment", environment_json(Registry::global())},
+                        {"workload", workload_json(bench.info)},
+                        {"sweeps", std::move(sweeps)},
+                        {"fixed", settings_json(bench.info, bench.fixed)},
+                        {"warmup", bench.warmup},
+                        {"repeats", bench.repeats},
+                        {"seed", bench.seed},
+                        {"ok", problems.empty()},
+                        {"counts", counts_json(bench.verdict)},
+                        {"problems", json::Array(problems.begin(), problems.end())},
+                        {"points", std::move(points)}};
 }
 
 } // namespace duet::cli

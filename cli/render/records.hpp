@@ -9,6 +9,7 @@
 #include <duet/workload/check.hpp>
 
 #include "model/runs.hpp"
+#include "model/sweep.hpp"
 #include "render/json.hpp"
 
 namespace duet::cli {
@@ -25,5 +26,10 @@ json::Value counts_json(const Verdict& verdict);
 json::Value workload_json(const WorkloadInfo& info);
 /// Parameter values for JSON: numbers for integer and real parameters, text for choices.
 json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, std::string>& values);
+
+/// compare's whole record: the environment, the timing rule, the verdict, every run and pair.
+json::Value comparison_json(const Comparison& comparison);
+/// bench's whole record: the environment, the sweeps, the verdict, and every point with its samples.
+json::Value bench_json(const Benchmark& bench);
 
 } // namespace duet::cli
