@@ -26,6 +26,9 @@ int cache_command(const Arguments& arguments);
 
 /// exit_ok when `verdict` is ok; else exit_wrong, with its summary and problems on standard error.
 int exit_code(const Verdict& verdict);
+/// Adds to `verdict` a problem for each workload plugin that did not load: with `all`, a workload
+/// that `all` did not reach.
+void add_unloaded_plugins(Verdict& verdict);
 /// The timing rule of `run` and `compare`: workload::Timing's defaults, --warmup N untimed passes,
 /// and --repeats N for exactly N timed passes instead of the adaptive rule.
 workload::Timing timing_from(const Arguments& arguments);

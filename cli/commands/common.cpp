@@ -31,4 +31,14 @@ workload::Timing timing_from(const Arguments& arguments)
     return timing;
 }
 
+void add_unloaded_plugins(Verdict& verdict)
+{
+    for (const auto& plugin : WorkloadRegistry::global().plugins()) {
+        if (!plugin.loaded) {
+            verdict.add_problem("workload plugin '" + plugin.name + "' did not load (" + plugin.path.string() +
+                                "): " + plugin.reason);
+        }
+    }
+}
+
 } // namespace duet::cli

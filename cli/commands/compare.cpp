@@ -96,42 +96,25 @@ std::vector<Plan> plan(const std::string& name, const std::map<std::string, std:
     return plans;
 }
 
-} // namespace
-
-int compare_command(const Arguments& arguments)
+/// What compare is about to do: how many workloads, devices and runs, the seed, the timing rule,
+/// and each backend that is unavailable.
+void print_header(std::size_t workloads, std::size_t devices, std::size_t total, const Comparison& comparison)
 {
-    const std::string name = arguments.positional().at(0);
-    const auto plans = plan(name, arguments.assignments("set"), arguments.list("variants"));
-    const auto devices = pick_devices(arguments.list("devices"));
-    Comparison comparison;
-    comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
-    comparison.timing = timing_from(arguments);
-    auto outputs = Outputs::open(arguments);
-    if (name == "all") {
-        // A workload that did not load is one that `all` did not compare.
-        for (const auto& plugin : WorkloadRegistry::global().plugins()) {
-            if (!plugin.loaded) {
-                comparison.verdict.add_problem("workload plugin '" + plugin.name + "' did not load (" +
-                                               plugin.path.string() + "): " + plugin.reason);
-            }
+    std::cout << "duet compare: " << format::count(workloads, "workload") << " on " << format::count(devices, "device")
+              << ", " << format::count(total, "run") << "; seed " << comparison.seed << "; "
+              << describe_timing(comparison.timing) << "\n";
+    for (const auto& backend : Registry::global().backends()) {
+        if (!backend.loaded) {
+            std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
         }
     }
+}
 
-    std::size_t total = 0;
-    for (const auto& plan : plans) {
-        total += plan.variants.size() * devices.size();
-    }
-    if (outputs.table) {
-        std::cout << "duet compare: " << format::count(plans.size(), "workload") << " on "
-                  << format::count(devices.size(), "device") << ", " << format::count(total, "run") << "; seed "
-                  << comparison.seed << "; " << describe_timing(comparison.timing) << "\n";
-        for (const auto& backend : Registry::global().backends()) {
-            if (!backend.loaded) {
-                std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
-            }
-        }
-    }
-
+/// Every plan's variants on every device, the devices and variants of a workload cross-checked
+/// once all its runs are in, and its table printed then when `table`.
+void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Device, std::string>>& devices,
+               std::size_t total, Comparison& comparison, bool table)
+{
     Progress progress(total);
     for (const auto& plan : plans) {
         const std::size_t first = comparison.runs.size();
@@ -145,10 +128,35 @@ int compare_command(const Arguments& arguments)
         }
         cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(first), comparison.runs.end());
         progress.clear();
-        if (outputs.table) {
+        if (table) {
             print_workload_table(comparison.runs, first);
         }
     }
+}
+
+} // namespace
+
+int compare_command(const Arguments& arguments)
+{
+    const std::string name = arguments.positional().at(0);
+    const auto plans = plan(name, arguments.assignments("set"), arguments.list("variants"));
+    const auto devices = pick_devices(arguments.list("devices"));
+    Comparison comparison;
+    comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    comparison.timing = timing_from(arguments);
+    auto outputs = Outputs::open(arguments);
+    if (name == "all") {
+        add_unloaded_plugins(comparison.verdict); // a workload that did not load is one `all` did not compare
+    }
+
+    std::size_t total = 0;
+    for (const auto& plan : plans) {
+        total += plan.variants.size() * devices.size();
+    }
+    if (outputs.table) {
+        print_header(plans.size(), devices.size(), total, comparison);
+    }
+    run_plans(plans, devices, total, comparison, outputs.table);
     comparison.pairs = api_pairs(comparison.runs);
     for (const auto& run : comparison.runs) {
         comparison.verdict.add(job_name(run.job), run.status, run.reason);

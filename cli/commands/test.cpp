@@ -5,16 +5,16 @@
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/devices.hpp"
-#include "model/environment.hpp"
 #include "model/runs.hpp"
 #include "model/workloads.hpp"
 #include "render/describe.hpp"
 #include "render/environment.hpp"
-#include "render/format.hpp"
 #include "render/progress.hpp"
 #include "render/records.hpp"
 #include "render/table.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 
 namespace duet::cli {
@@ -54,6 +54,56 @@ void print_cases(const std::vector<TestCase>& cases, std::size_t first)
     table.print(std::cout);
 }
 
+/// The workloads `name` asks for: one, or all of them, where each plugin that did not load is a
+/// problem of the verdict.
+std::vector<std::shared_ptr<const Workload>> workloads_to_test(const std::string& name, Verdict& verdict)
+{
+    if (name != "all") {
+        return {find_workload(name)};
+    }
+    add_unloaded_plugins(verdict);
+    return all_workloads();
+}
+
+/// With `all`, the workloads' variants among those wanted (none may be); else those wanted, each
+/// of which must exist.
+std::vector<std::string> variants_to_test(const WorkloadInfo& info, bool all, const std::vector<std::string>& wanted)
+{
+    if (!all) {
+        return pick_variants(info, wanted);
+    }
+    std::vector<std::string> variants;
+    for (const auto& variant : info.variants) {
+        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), variant) != wanted.end()) {
+            variants.push_back(variant);
+        }
+    }
+    return variants;
+}
+
+std::string test_json(const std::vector<TestCase>& cases, const Verdict& verdict, std::uint64_t seed)
+{
+    json::Array list;
+    for (const auto& test : cases) {
+        json::Array runs;
+        for (const auto& run : test.runs) {
+            runs.push_back(run_json(run));
+        }
+        list.push_back(json::Object{{"workload", test.info.name},
+                                    {"case", test.index},
+                                    {"settings", settings_json(test.info, test.info.test_cases[test.index])},
+                                    {"runs", std::move(runs)}});
+    }
+    const auto problems = verdict.problems();
+    return json::document(json::Object{{"schema", "duet.test/1"},
+                                       {"environment", environment_json(Registry::global())},
+                                       {"seed", seed},
+                                       {"agree", problems.empty()},
+                                       {"counts", counts_json(verdict)},
+                                       {"problems", json::Array(problems.begin(), problems.end())},
+                                       {"cases", std::move(list)}});
+}
+
 } // namespace
 
 int test_command(const Arguments& arguments)
@@ -65,33 +115,10 @@ int test_command(const Arguments& arguments)
     auto outputs = Outputs::open(arguments);
     Verdict verdict{"run", "agree with the CPU reference and with each other"};
 
-    std::vector<std::shared_ptr<const Workload>> workloads;
-    if (name == "all") {
-        workloads = all_workloads();
-        for (const auto& plugin : WorkloadRegistry::global().plugins()) {
-            if (!plugin.loaded) {
-                verdict.add_problem("workload plugin '" + plugin.name + "' did not load (" + plugin.path.string() +
-                                    "): " + plugin.reason);
-            }
-        }
-    } else {
-        workloads.push_back(find_workload(name));
-    }
-
     std::vector<TestCase> cases;
-    for (const auto& workload : workloads) {
+    for (const auto& workload : workloads_to_test(name, verdict)) {
         const auto info = workload->info();
-        std::vector<std::string> variants;
-        if (name == "all") {
-            for (const auto& variant : info.variants) {
-                if (wanted_variants.empty() ||
-                    std::find(wanted_variants.begin(), wanted_variants.end(), variant) != wanted_variants.end()) {
-                    variants.push_back(variant);
-                }
-            }
-        } else {
-            variants = pick_variants(info, wanted_variants);
-        }
+        const auto variants = variants_to_test(info, name == "all", wanted_variants);
         if (variants.empty()) {
             continue;
         }
@@ -120,29 +147,7 @@ int test_command(const Arguments& arguments)
         std::cout << "\n" << verdict_summary(verdict) << (verdict.ok() ? "" : " Details on standard error.") << "\n";
     }
     const int code = exit_code(verdict);
-    outputs.write(
-        [&] {
-            json::Array list;
-            for (const auto& test : cases) {
-                json::Array runs;
-                for (const auto& run : test.runs) {
-                    runs.push_back(run_json(run));
-                }
-                list.push_back(json::Object{{"workload", test.info.name},
-                                            {"case", test.index},
-                                            {"settings", settings_json(test.info, test.info.test_cases[test.index])},
-                                            {"runs", std::move(runs)}});
-            }
-            const auto problems = verdict.problems();
-            return json::document(json::Object{{"schema", "duet.test/1"},
-                                               {"environment", environment_json(Registry::global())},
-                                               {"seed", seed},
-                                               {"agree", problems.empty()},
-                                               {"counts", counts_json(verdict)},
-                                               {"problems", json::Array(problems.begin(), problems.end())},
-                                               {"cases", std::move(list)}});
-        },
-        {}, {});
+    outputs.write([&] { return test_json(cases, verdict, seed); }, {}, {});
     return code;
 }
 
