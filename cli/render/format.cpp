@@ -49,6 +49,12 @@ std::string milliseconds(double ms)
                        ms);
 }
 
+std::string milliseconds(double ms, const workload::Summary& summary)
+{
+    const std::string noise = spread(summary);
+    return milliseconds(ms) + (noise.empty() ? "" : " " + noise);
+}
+
 std::string rate(double value)
 {
     const double size = std::abs(value);

@@ -18,6 +18,9 @@ std::string exact(double value);
 
 /// Milliseconds for a table: about four significant digits ("0.0123", "1.234", "123.4").
 std::string milliseconds(double ms);
+/// Milliseconds with how much the passes vary: "1.234 ±0.8%"; the milliseconds alone where
+/// spread() is empty.
+std::string milliseconds(double ms, const workload::Summary& summary);
 /// GB/s or GFLOP/s for a table ("1.23", "45.6", "2900").
 std::string rate(double value);
 /// An error or difference: "0" when exactly zero, else two significant digits ("1.2e-07").

@@ -208,22 +208,42 @@ std::string ulp_section(std::span<const Run> runs)
            html_table(kept_headers, rows);
 }
 
-std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
+/// A run's row in its workload's table: device, API, variant, phase times, rate, error, agreement.
+std::vector<Cell> run_row(const Run& run)
+{
+    const auto& m = run.measurement;
+    const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
+    const auto difference = [](const workload::Comparison& comparison) {
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
+    };
+    return {{run.job.label + " " + run.job.device.properties().name, ""},
+            {api_label(run.job.device), ""},
+            {run.job.variant, ""},
+            number(std::to_string(m.samples.size())),
+            number(format::milliseconds(m.h2d_ms)),
+            number(format::milliseconds(m.kernel_ms, m.summary(Phase::kernel))),
+            number(format::milliseconds(m.d2h_ms)),
+            number(format::milliseconds(m.total_ms, m.total_summary())),
+            number(format::rate(m.rate()) + " " + rate_unit(m.unit)),
+            number(format::error(m.max_error)),
+            number(m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps)),
+            number(difference(run.device)),
+            number(difference(run.variant)),
+            status_cell(run.status, run.reason)};
+}
+
+/// Time per phase and rate, a bar per measured run, grouped by variant; empty when none was measured.
+std::string phase_and_rate_charts(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
 {
     const auto& info = runs.front().job.info;
-    std::string html = "<h2>" + escape(info.name) + "</h2>\n<p>" + escape(info.description) +
-                       "<br><span class=\"note\">" +
-                       escape(describe_settings(info, runs.front().job.settings.values())) + "</span></p>\n";
     chart::BarChart phases{
         info.name + ": time per phase on the device clock", "ms", "phase_ms", {"h→d", "kernel", "d→h"}, {}, 0};
     std::string unit;
     std::vector<std::string> rate_names;
-    bool overlap = false;
     for (const auto& run : runs) {
         if (run.measured()) {
             unit = unit.empty() ? rate_unit(run.measurement.unit) : unit;
             rate_names.push_back(rate_name(run.measurement));
-            overlap = overlap || phases_overlap(run.measurement);
         }
     }
     chart::BarChart rates{info.name + ": " + common_rate_name(rate_names) + " (" + unit + ", higher is better)",
@@ -232,56 +252,28 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
                           {"rate"},
                           {},
                           0};
-    std::vector<std::vector<Cell>> rows;
     for (const auto& run : runs) {
+        if (!run.measured()) {
+            continue;
+        }
         const auto& m = run.measurement;
         const std::string label = run.job.label + " " + api_label(run.job.device);
-        if (run.measured()) {
-            if (phases.groups.empty() || phases.groups.back().title != run.job.variant) {
-                phases.groups.push_back({run.job.variant, {}});
-                rates.groups.push_back({run.job.variant, {}});
-            }
-            phases.groups.back().bars.push_back({label, {m.h2d_ms, m.kernel_ms, m.d2h_ms}, ""});
-            rates.groups.back().bars.push_back({label, {m.rate()}, colours.at(run.job.label)});
+        if (phases.groups.empty() || phases.groups.back().title != run.job.variant) {
+            phases.groups.push_back({run.job.variant, {}});
+            rates.groups.push_back({run.job.variant, {}});
         }
-        const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
-        const auto with_spread = [](double median, const workload::Summary& summary) {
-            const std::string spread = format::spread(summary);
-            return format::milliseconds(median) + (spread.empty() ? "" : " " + spread);
-        };
-        const auto difference = [](const workload::Comparison& comparison) {
-            return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
-        };
-        rows.push_back({{run.job.label + " " + run.job.device.properties().name, ""},
-                        {api_label(run.job.device), ""},
-                        {run.job.variant, ""},
-                        number(std::to_string(m.samples.size())),
-                        number(format::milliseconds(m.h2d_ms)),
-                        number(with_spread(m.kernel_ms, m.summary(Phase::kernel))),
-                        number(format::milliseconds(m.d2h_ms)),
-                        number(with_spread(m.total_ms, m.total_summary())),
-                        number(format::rate(m.rate()) + " " + rate_unit(m.unit)),
-                        number(format::error(m.max_error)),
-                        number(m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps)),
-                        number(difference(run.device)),
-                        number(difference(run.variant)),
-                        status_cell(run.status, run.reason)});
+        phases.groups.back().bars.push_back({label, {m.h2d_ms, m.kernel_ms, m.d2h_ms}, ""});
+        rates.groups.back().bars.push_back({label, {m.rate()}, colours.at(run.job.label)});
     }
-    if (!phases.groups.empty()) {
-        html += chart::bars(phases) + chart::bars(rates);
-    }
-    html += html_table({"device", "API", "variant", "runs", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate",
-                        "max error", "ULPs", "device Δ", "variant Δ", "result"},
-                       rows);
-    html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
-            "largest distance from the CPU reference in units in the last place.</p>\n";
-    html += ulp_section(runs);
-    if (overlap) {
-        html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
-    }
+    return phases.groups.empty() ? "" : chart::bars(phases) + chart::bars(rates);
+}
+
+/// The workload's own figures (Measurement::extras), a row per run that has them; empty when none does.
+std::string extras_table(std::span<const Run> runs)
+{
     const auto names = extra_names(runs);
     if (names.empty()) {
-        return html;
+        return "";
     }
     std::vector<std::string> headers{"device", "variant"};
     headers.insert(headers.end(), names.begin(), names.end());
@@ -297,7 +289,31 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
         }
         extras.push_back(std::move(cells));
     }
-    return html + "<p>" + escape(info.name) + "'s own figures:</p>\n" + html_table(headers, extras);
+    return "<p>" + escape(runs.front().job.info.name) + "'s own figures:</p>\n" + html_table(headers, extras);
+}
+
+std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
+{
+    const auto& info = runs.front().job.info;
+    std::string html = "<h2>" + escape(info.name) + "</h2>\n<p>" + escape(info.description) +
+                       "<br><span class=\"note\">" +
+                       escape(describe_settings(info, runs.front().job.settings.values())) + "</span></p>\n";
+    html += phase_and_rate_charts(runs, colours);
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& run : runs) {
+        rows.push_back(run_row(run));
+    }
+    html += html_table({"device", "API", "variant", "runs", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate",
+                        "max error", "ULPs", "device Δ", "variant Δ", "result"},
+                       rows);
+    html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
+            "largest distance from the CPU reference in units in the last place.</p>\n";
+    html += ulp_section(runs);
+    if (std::any_of(runs.begin(), runs.end(),
+                    [](const Run& run) { return run.measured() && phases_overlap(run.measurement); })) {
+        html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
+    }
+    return html + extras_table(runs);
 }
 
 std::string pairs_section(const std::vector<ApiPair>& pairs)

@@ -62,16 +62,13 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
             continue;
         }
         const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
-        const auto with_spread = [](double median, const workload::Summary& summary) {
-            const std::string spread = format::spread(summary);
-            return format::milliseconds(median) + (spread.empty() ? "" : " " + spread);
-        };
-        cells.insert(cells.end(), {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
-                                   with_spread(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
-                                   with_spread(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
-                                   m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
-                                   difference(run.device, "base"), difference(run.variant, "base"),
-                                   run.status == Status::ok ? "yes" : "NO"});
+        cells.insert(cells.end(),
+                     {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
+                      format::milliseconds(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
+                      format::milliseconds(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
+                      m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
+                      difference(run.device, "base"), difference(run.variant, "base"),
+                      run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
     }
     table.print(std::cout);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace duet::cli {
 namespace {
@@ -36,6 +37,13 @@ TEST(Format, MillisecondsKeepAboutFourDigits)
     EXPECT_EQ(format::milliseconds(12.345), "12.35");
     EXPECT_EQ(format::milliseconds(123.45), "123.5");
     EXPECT_EQ(format::milliseconds(12345.6), "12346");
+}
+
+TEST(Format, MillisecondsWithTheirSpreadWhenThereIsOne)
+{
+    const std::vector<double> one{2.0}, steady{2.0, 2.0, 2.0};
+    EXPECT_EQ(format::milliseconds(2.0, workload::summarize(one)), "2.000");
+    EXPECT_EQ(format::milliseconds(2.0, workload::summarize(steady)), "2.000 ±0.0%");
 }
 
 TEST(Format, Rates)
