@@ -1,0 +1,125 @@
+// `duet bench <workload> --sweep k=v1,v2,...`: the cross product of the swept values on every
+// selected device and variant; warm-up runs, repeats (the first verified), median and spread per
+// point; a table, CSV and JSON that record the environment, and an HTML report with charts.
+#include "commands/commands.hpp"
+#include "commands/output.hpp"
+#include "model/devices.hpp"
+#include "model/sweep.hpp"
+#include "model/workloads.hpp"
+#include "render/csv.hpp"
+#include "render/describe.hpp"
+#include "render/progress.hpp"
+#include "render/records.hpp"
+#include "render/report.hpp"
+#include "render/tables.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+
+namespace duet::cli {
+
+namespace {
+
+std::vector<Sweep> parse_sweeps(const Arguments& arguments, const WorkloadInfo& info,
+                                const std::map<std::string, std::string>& fixed)
+{
+    std::vector<Sweep> sweeps;
+    for (const auto& [parameter, text] : arguments.ordered_assignments("sweep")) {
+        if (std::none_of(info.parameters.begin(), info.parameters.end(),
+                         [&](const WorkloadParameter& p) { return p.name == parameter; })) {
+            std::string known;
+            for (const auto& p : info.parameters) {
+                known += (known.empty() ? "" : ", ") + p.name;
+            }
+            throw UsageError("--sweep: workload '" + info.name + "' has no parameter '" + parameter +
+                             "'; its parameters: " + known);
+        }
+        if (fixed.contains(parameter)) {
+            throw UsageError("'" + parameter + "' is both swept and --set; give it one or the other");
+        }
+        Sweep sweep{parameter, {}};
+        for (const auto& item : list_items("--sweep " + parameter, text)) {
+            for (auto& value : expand_range(parameter, item)) {
+                sweep.values.push_back(std::move(value));
+            }
+        }
+        sweeps.push_back(std::move(sweep));
+    }
+    return sweeps;
+}
+
+/// Every point, settings first, then variant, then device, with a progress bar; a point whose
+/// settings break a rule between parameters is skipped with the rule.
+void measure_points(Benchmark& bench, const std::shared_ptr<const Workload>& workload,
+                    const std::vector<Settings>& settings, const std::vector<std::string>& variants,
+                    const std::vector<std::pair<Device, std::string>>& devices)
+{
+    Progress progress(settings.size() * variants.size() * devices.size());
+    for (const auto& point_settings : settings) {
+        for (const auto& variant : variants) {
+            for (const auto& [device, label] : devices) {
+                const Job job{workload, bench.info, variant,    point_settings,
+                              device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
+                if (const auto broken = point_settings.broken_rule(bench.info)) {
+                    Point skipped(job);
+                    skipped.status = Status::unsupported;
+                    skipped.reason = "skipped: " + *broken;
+                    bench.points.push_back(std::move(skipped));
+                    continue;
+                }
+                progress.start(describe_settings(bench.info, point_settings.values()) + " " + variant + " on " + label);
+                bench.points.push_back(measure_point(job));
+            }
+        }
+    }
+    progress.clear();
+}
+
+} // namespace
+
+int bench_command(const Arguments& arguments)
+{
+    const auto workload = find_workload(arguments.positional().at(0));
+    Benchmark bench;
+    bench.info = workload->info();
+    bench.fixed = arguments.assignments("set");
+    bench.sweeps = parse_sweeps(arguments, bench.info, bench.fixed);
+    bench.warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
+    bench.repeats = static_cast<unsigned>(arguments.number("repeats", 5, 1, 100000));
+    bench.seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    const auto variants = pick_variants(bench.info, arguments.list("variants"));
+    const auto devices = pick_devices(arguments.list("devices"));
+    count_points(bench.sweeps, variants.size(), devices.size()); // refuses too many before listing them
+    // Every combination is checked before the first run, so a bad value never ends a long sweep;
+    // one that breaks a rule between parameters is a point skipped, with the rule.
+    std::vector<Settings> settings;
+    for (const auto& values : combinations(bench.sweeps, bench.fixed)) {
+        try {
+            settings.push_back(Settings::without_rules(bench.info, values));
+        } catch (const InvalidArgument& error) {
+            throw UsageError(error.message());
+        }
+    }
+    auto outputs = Outputs::open(arguments);
+
+    measure_points(bench, workload, settings, variants, devices);
+    for (const auto& point : bench.points) {
+        bench.verdict.add(bench.info.name + "/" + point.job.variant + " " +
+                              describe_settings(bench.info, point.job.settings.values()) + " on " + point.job.label,
+                          point.status, point.reason);
+    }
+
+    if (outputs.table) {
+        print_bench_table(bench);
+        std::cout << "\n"
+                  << verdict_summary(bench.verdict) << (bench.verdict.ok() ? "" : " Details on standard error.")
+                  << "\n";
+    }
+    const int code = exit_code(bench.verdict);
+    outputs.write([&] { return json::document(bench_json(bench)); }, [&] { return bench_csv(bench); },
+                  [&] { return bench_report(bench); });
+    return code;
+}
+
+} // namespace duet::cli

@@ -1,0 +1,211 @@
+// `duet doctor`: each backend and workload plugin, the file tried, loaded or exactly why not; versions;
+// the kernel cache. Fails (exit 1) for what was asked for that cannot work (a device named by
+// DUET_DEVICE or --devices, a plugin on a search path), for a plugin that failed to load (a workload
+// plugin, or a backend through its own fault rather than for want of a driver), for a kernel cache
+// that cannot be used, or when there is no device at all.
+#include "commands/cache.hpp"
+#include "commands/commands.hpp"
+#include "commands/output.hpp"
+#include "model/environment.hpp"
+#include "model/workloads.hpp"
+#include "render/environment.hpp"
+#include "render/format.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace duet::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Check {
+    bool ok;
+    std::string what;
+};
+
+bool is_inside(const fs::path& file, const std::vector<fs::path>& directories)
+{
+    for (const auto& directory : directories) {
+        std::error_code error;
+        if (!file.empty() && fs::equivalent(file.parent_path(), directory, error)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Each directory on a user's search path (`directories`, named by `variable`) must exist and hold
+/// a plugin the registry found there (`found`: the files it tried): a typo, or a folder one level
+/// off, is why a plugin is missing.
+void check_search_path(const char* variable, const std::vector<fs::path>& directories, const std::string& plugin_file,
+                       const std::vector<fs::path>& found, std::vector<Check>& checks)
+{
+    for (const auto& directory : directories) {
+        std::error_code error;
+        const std::string named = std::string(variable) + " names " + directory.string();
+        const auto in_directory = [&](const fs::path& file) { return is_inside(file, {directory}); };
+        if (!fs::is_directory(directory, error)) {
+            checks.push_back({false, named + ", which is not a directory"});
+        } else if (std::none_of(found.begin(), found.end(), in_directory)) {
+            checks.push_back({false, named + ", which holds no " + plugin_file});
+        } else {
+            checks.push_back({true, named + ", which holds plugins"});
+        }
+    }
+}
+
+void check_selector(const std::string& selector, const std::string& source, std::vector<Check>& checks)
+{
+    try {
+        const Device device = Registry::global().select(selector);
+        checks.push_back({true, source + " '" + selector + "' selects " + device_title(device)});
+    } catch (const Error& error) {
+        checks.push_back({false, source + " '" + selector + "': " + error.message()});
+    }
+}
+
+std::string search_path_text(const std::vector<fs::path>& directories)
+{
+    std::string text;
+    for (const auto& directory : directories) {
+        std::error_code error;
+        text += "\n    " + directory.string() + (fs::is_directory(directory, error) ? "" : "  (does not exist)");
+    }
+    return text;
+}
+
+} // namespace
+
+int doctor_command(const Arguments& arguments)
+{
+    const auto& registry = Registry::global();
+    const auto& workloads = WorkloadRegistry::global();
+    const auto& build = build_info();
+    const auto cache = diagnose_kernel_cache();
+    std::vector<Check> checks;
+
+    checks.push_back({!registry.devices().empty(),
+                      registry.devices().empty() ? "no backend found a device: nothing can run"
+                                                 : format::count(registry.devices().size(), "device") + " to run on"});
+    std::vector<fs::path> backend_files, workload_files;
+    for (const auto& backend : registry.backends()) {
+        backend_files.push_back(backend.path);
+    }
+    for (const auto& plugin : workloads.plugins()) {
+        workload_files.push_back(plugin.path);
+    }
+    const auto user_backend_dirs = Registry::environment_search_path();
+    check_search_path("DUET_BACKEND_PATH", user_backend_dirs, "libduet_backend_<name>.so", backend_files, checks);
+    check_search_path("DUET_PLUGIN_PATH", WorkloadRegistry::environment_search_path(), "libduet_workload_<name>.so",
+                      workload_files, checks);
+    for (const auto& backend : registry.backends()) {
+        if (!backend.loaded && (backend.failed || is_inside(backend.path, user_backend_dirs))) {
+            checks.push_back({false, "backend plugin " + backend.name + " (" + backend.path.string() +
+                                         ") did not load: " + backend.reason});
+        }
+    }
+    for (const auto& plugin : workloads.plugins()) {
+        if (!plugin.loaded) {
+            checks.push_back({false, "workload plugin " + plugin.name + " (" + plugin.path.string() +
+                                         ") did not load: " + plugin.reason});
+        }
+    }
+    checks.push_back(
+        {!workloads.workloads().empty(), workloads.workloads().empty()
+                                             ? "no workload plugin loaded: nothing to compare"
+                                             : format::count(workloads.workloads().size(), "workload") + " to run"});
+    if (const char* selector = std::getenv("DUET_DEVICE"); selector != nullptr && *selector != '\0') {
+        check_selector(selector, "DUET_DEVICE", checks);
+    }
+    for (const auto& selector : arguments.list("devices")) {
+        check_selector(selector, "--devices", checks);
+    }
+    checks.push_back({cache.ok, cache.check});
+    bool ok = true;
+    for (const auto& check : checks) {
+        ok = ok && check.ok;
+    }
+
+    if (auto json = Output::from(arguments, "json")) {
+        json::Array plugins, check_list;
+        for (const auto& plugin : workloads.plugins()) {
+            plugins.push_back(json::Object{{"name", plugin.name},
+                                           {"path", plugin.path.string()},
+                                           {"loaded", plugin.loaded},
+                                           {"reason", plugin.reason}});
+        }
+        for (const auto& check : checks) {
+            check_list.push_back(json::Object{{"ok", check.ok}, {"what", check.what}});
+        }
+        json->write_json(json::Object{{"schema", "duet.doctor/1"},
+                                      {"ok", ok},
+                                      {"checks", std::move(check_list)},
+                                      {"environment", environment_json(registry)},
+                                      {"workload_plugins", std::move(plugins)},
+                                      {"cache", cache.json}});
+        if (json->is_stdout()) {
+            return ok ? exit_ok : exit_wrong;
+        }
+    }
+
+    std::cout << "duet " << build.version << " (" << build.commit << "), built by " << build.compiler << "\n"
+              << "CUDA kernels: "
+              << (build.cuda_compiler.empty()
+                      ? "no nvcc at build time; the CUDA backend compiles their source with NVRTC at run time"
+                      : "compiled offline by " + build.cuda_compiler + " for sm " + build.cuda_architectures +
+                            " (+PTX), source kept for NVRTC")
+              << "\n\nBackend plugins, searched in:" << search_path_text(Registry::default_search_path()) << "\n";
+    for (const auto& backend : registry.backends()) {
+        std::cout << "  " << backend.name << ": " << (backend.loaded ? "loaded" : "NOT LOADED")
+                  << "\n    file: " << (backend.path.empty() ? "(none found)" : backend.path.string()) << "\n";
+        if (backend.loaded) {
+            std::cout << "    version: " << backend.version << "\n";
+            for (const auto& device : registry.devices()) {
+                if (device.backend() == backend.name) {
+                    const auto& p = device.properties();
+                    std::cout << "    " << device_title(device) << ": driver " << p.driver_version << ", "
+                              << p.api_version << "\n";
+                }
+            }
+        } else {
+            std::cout << "    why: " << backend.reason << "\n";
+        }
+    }
+    std::cout << "\nWorkload plugins, searched in:" << search_path_text(WorkloadRegistry::default_search_path())
+              << "\n";
+    for (const auto& plugin : workloads.plugins()) {
+        std::cout << "  " << plugin.name << ": " << (plugin.loaded ? "loaded" : "NOT LOADED")
+                  << "\n    file: " << plugin.path.string() << "\n";
+        if (!plugin.loaded) {
+            std::cout << "    why: " << plugin.reason << "\n";
+        }
+    }
+    if (workloads.plugins().empty()) {
+        std::cout << "  none found\n";
+    }
+    std::cout << "\nKernel cache: " << cache.summary << "\n";
+    std::cout << "\nEnvironment:";
+    bool any = false;
+    for (const char* variable :
+         {"DUET_DEVICE", "DUET_BACKEND_PATH", "DUET_PLUGIN_PATH", "DUET_CACHE_DIR", "DUET_CACHE"}) {
+        if (const char* value = std::getenv(variable)) {
+            std::cout << "\n  " << variable << "=" << value;
+            any = true;
+        }
+    }
+    std::cout << (any ? "\n" : " no DUET_* variable set\n") << "\nChecks\n";
+    for (const auto& check : checks) {
+        std::cout << "  " << (check.ok ? "ok    " : "FAIL  ") << check.what << "\n";
+    }
+    for (const auto& backend : registry.backends()) {
+        if (!backend.loaded && !backend.failed && !is_inside(backend.path, user_backend_dirs)) {
+            std::cout << "  note  " << backend.name << " is unavailable (see above); runs use the other backends\n";
+        }
+    }
+    return ok ? exit_ok : exit_wrong;
+}
+
+} // namespace duet::cli

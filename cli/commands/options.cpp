@@ -1,0 +1,238 @@
+// A command's arguments read through CLI11, then checked: unknown options, missing values,
+// too few or too many positional arguments, each named in duet's words.
+#include "commands/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+namespace duet::cli {
+
+namespace {
+
+const OptionSpec* find_option(const CommandSpec& command, const std::string& name)
+{
+    const auto found = std::find_if(command.options.begin(), command.options.end(),
+                                    [&](const OptionSpec& option) { return option.name == name; });
+    return found == command.options.end() ? nullptr : &*found;
+}
+
+/// The option as CLI11 reads it: a value given again replaces the last (Arguments::value takes
+/// the last of its results), a repeated one keeps every occurrence, an optional value is taken
+/// when the next argument is not an option.
+CLI::Option* add_option(CLI::App& app, const OptionSpec& spec)
+{
+    const std::string name = "--" + spec.name;
+    switch (spec.kind) {
+    case OptionSpec::Kind::flag:
+        return app.add_flag(name, spec.help);
+    case OptionSpec::Kind::value:
+    case OptionSpec::Kind::repeated:
+        return app.add_option(name, spec.help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    case OptionSpec::Kind::optional_value:
+        return app.add_option(name, spec.help)->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+    return nullptr;
+}
+
+/// "--device needs a value: --device SEL", from CLI11's "--device: 1 required SEL missing".
+std::string missing_value(const CommandSpec& command, const std::string& message)
+{
+    const std::string name = message.substr(0, message.find(':'));
+    const OptionSpec* option = name.size() > 2 ? find_option(command, name.substr(2)) : nullptr;
+    if (option == nullptr) {
+        return "duet " + command.name + ": " + message;
+    }
+    return "--" + option->name + " needs a value: --" + option->name + " " + option->value_name;
+}
+
+std::string known_options(const CommandSpec& command)
+{
+    std::string text;
+    for (const auto& option : command.options) {
+        text += (text.empty() ? "--" : ", --") + option.name;
+    }
+    return text.empty() ? "none" : text;
+}
+
+} // namespace
+
+std::vector<std::string> split(const std::string& text, char separator)
+{
+    std::vector<std::string> pieces;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto end = std::min(text.find(separator, start), text.size());
+        if (end > start) {
+            pieces.push_back(text.substr(start, end - start));
+        }
+        start = end + 1;
+    }
+    return pieces;
+}
+
+std::vector<std::string> list_items(const std::string& what, const std::string& text)
+{
+    if (text.empty()) {
+        throw UsageError(what + " has no values");
+    }
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        const auto end = comma == std::string::npos ? text.size() : comma;
+        if (end == start) {
+            throw UsageError(what + ": '" + text + "' has an empty item (number " + std::to_string(items.size() + 1) +
+                             "); remove the extra comma");
+        }
+        items.push_back(text.substr(start, end - start));
+        if (comma == std::string::npos) {
+            return items;
+        }
+        start = comma + 1;
+    }
+}
+
+std::string command_help(const CommandSpec& command)
+{
+    std::string text = "usage: duet " + command.name + (command.arguments.empty() ? "" : " " + command.arguments) +
+                       (command.options.empty() ? "" : " [options]") + "\n\n" + command.summary + "\n";
+    if (!command.options.empty()) {
+        text += "\noptions:\n";
+        std::size_t width = 0;
+        std::vector<std::string> names;
+        for (const auto& option : command.options) {
+            std::string name = "--" + option.name;
+            if (option.kind == OptionSpec::Kind::optional_value) {
+                name += " [" + option.value_name + "]";
+            } else if (option.kind != OptionSpec::Kind::flag) {
+                name += " " + option.value_name;
+            }
+            width = std::max(width, name.size());
+            names.push_back(std::move(name));
+        }
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            text += "  " + names[i] + std::string(width - names[i].size() + 2, ' ') + command.options[i].help + "\n";
+        }
+    }
+    return text;
+}
+
+Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>& args)
+{
+    CLI::App app{command.summary, "duet " + command.name};
+    app.set_help_flag(); // main answers --help with command_help(), the text duet has always shown
+    app.allow_extras();  // an unknown option is named below, with the options that exist
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> parsed;
+    for (const auto& spec : command.options) {
+        parsed.emplace_back(&spec, add_option(app, spec));
+    }
+    app.add_option("arguments", positional_)->expected(0, CLI::detail::expected_max_vector_size);
+    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ArgumentMismatch& error) {
+        throw UsageError(missing_value(command, error.what()));
+    } catch (const CLI::ParseError& error) {
+        throw UsageError("duet " + command.name + ": " + error.what());
+    }
+    for (const auto& extra : app.remaining()) {
+        if (extra.size() > 2 && extra.compare(0, 2, "--") == 0) {
+            throw UsageError("duet " + command.name + " has no option " + extra.substr(0, extra.find('=')) +
+                             "; its options: " + known_options(command));
+        }
+        positional_.push_back(extra); // "-x", "--": arguments, as the command's own check will say
+    }
+    for (const auto& [spec, option] : parsed) {
+        if (option->count() == 0) {
+            continue;
+        }
+        auto& values = values_[spec->name];
+        if (spec->kind == OptionSpec::Kind::flag) {
+            for (const auto& result : option->results()) {
+                if (result != "true") {
+                    throw UsageError("--" + spec->name + " takes no value");
+                }
+            }
+            values.assign(option->count(), "");
+        } else {
+            values = option->results();
+            if (values.empty()) {
+                values.push_back(""); // --json without a FILE
+            }
+        }
+    }
+    if (positional_.size() < command.min_arguments) {
+        throw UsageError("duet " + command.name + " needs " + command.arguments);
+    }
+    if (positional_.size() > command.max_arguments) {
+        throw UsageError("duet " + command.name + ": unexpected argument '" + positional_[command.max_arguments] + "'" +
+                         (command.arguments.empty() ? "" : "; it takes " + command.arguments));
+    }
+}
+
+std::optional<std::string> Arguments::value(std::string_view option) const
+{
+    const auto found = values_.find(std::string(option));
+    if (found == values_.end()) {
+        return std::nullopt;
+    }
+    return found->second.back();
+}
+
+std::vector<std::string> Arguments::list(std::string_view option) const
+{
+    std::vector<std::string> items;
+    if (const auto found = values_.find(std::string(option)); found != values_.end()) {
+        for (const auto& value : found->second) {
+            for (auto& item : list_items("--" + std::string(option), value)) {
+                items.push_back(std::move(item));
+            }
+        }
+    }
+    return items;
+}
+
+std::vector<std::pair<std::string, std::string>> Arguments::ordered_assignments(std::string_view option) const
+{
+    std::vector<std::pair<std::string, std::string>> pairs;
+    if (const auto found = values_.find(std::string(option)); found != values_.end()) {
+        for (const auto& value : found->second) {
+            const auto equals = value.find('=');
+            if (equals == std::string::npos || equals == 0) {
+                throw UsageError("--" + std::string(option) + " '" + value + "' is not of the form name=value");
+            }
+            const std::string name = value.substr(0, equals);
+            if (std::any_of(pairs.begin(), pairs.end(), [&](const auto& pair) { return pair.first == name; })) {
+                throw UsageError("--" + std::string(option) + " names '" + name + "' twice");
+            }
+            pairs.emplace_back(name, value.substr(equals + 1));
+        }
+    }
+    return pairs;
+}
+
+std::map<std::string, std::string> Arguments::assignments(std::string_view option) const
+{
+    const auto pairs = ordered_assignments(option);
+    return {pairs.begin(), pairs.end()};
+}
+
+std::uint64_t Arguments::number(std::string_view option, std::uint64_t fallback, std::uint64_t min,
+                                std::uint64_t max) const
+{
+    const auto text = value(option);
+    if (!text) {
+        return fallback;
+    }
+    std::uint64_t number = 0;
+    const auto [rest, error] = std::from_chars(text->data(), text->data() + text->size(), number);
+    if (error != std::errc() || rest != text->data() + text->size() || number < min || number > max) {
+        throw UsageError("--" + std::string(option) + " is '" + *text + "'; it takes a whole number from " +
+                         std::to_string(min) + " to " + std::to_string(max));
+    }
+    return number;
+}
+
+} // namespace duet::cli

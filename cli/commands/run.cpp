@@ -1,0 +1,128 @@
+// `duet run <workload>`: one variant on one device, checked against the CPU reference, with
+// every phase's device time.
+#include "commands/commands.hpp"
+#include "commands/output.hpp"
+#include "model/devices.hpp"
+#include "model/environment.hpp"
+#include "model/runs.hpp"
+#include "model/workloads.hpp"
+#include "render/describe.hpp"
+#include "render/environment.hpp"
+#include "render/format.hpp"
+#include "render/records.hpp"
+#include "render/table.hpp"
+
+#include <cstdint>
+#include <iostream>
+
+namespace duet::cli {
+
+namespace {
+
+void print_run(const Run& run)
+{
+    const auto& job = run.job;
+    const auto& m = run.measurement;
+    std::cout << job.info.name << "/" << job.variant << " on " << device_title(job.device) << " ["
+              << api_label(job.device) << ", driver " << job.device.properties().driver_version << "]\n"
+              << "settings: " << describe_settings(job.info, job.settings.values()) << "; seed " << job.seed << "\n"
+              << "timing: " << describe_timing(job.timing) << "\n\n";
+    if (!run.measured()) {
+        std::cout << to_string(run.status) << ": " << run.reason << "\n";
+        return;
+    }
+    const std::string rate = format::rate(m.rate()) + " " + rate_unit(m.unit);
+    const bool copy_rate = m.rate_ms > 0;
+    Table table({{"phase"},
+                 {"median ms", Table::Align::right},
+                 {"median's 95% interval", Table::Align::right},
+                 {"quartiles", Table::Align::right},
+                 {"min", Table::Align::right},
+                 {"max", Table::Align::right},
+                 {"rate, clock"}});
+    const auto row = [&](const std::string& phase, const workload::Summary& summary, const std::string& note) {
+        table.add_row({phase, format::milliseconds(summary.median),
+                       format::milliseconds(summary.low) + " - " + format::milliseconds(summary.high),
+                       format::milliseconds(summary.q1) + " - " + format::milliseconds(summary.q3),
+                       format::milliseconds(summary.min), format::milliseconds(summary.max), note});
+    };
+    row("host→device", m.summary(Phase::h2d), "");
+    // A workload that times copies instead of a kernel has no kernel row to put its rate on.
+    if (!copy_rate || m.kernel_ms > 0) {
+        row("kernel", m.summary(Phase::kernel), copy_rate ? "" : rate_name(m) + " " + rate);
+    }
+    row("device→host", m.summary(Phase::d2h), "");
+    row("total", m.total_summary(), "first copy in to last copy out, device clock (less a spacer)");
+    if (copy_rate) {
+        row(rate_name(m), m.rate_summary(), rate);
+    }
+    for (const auto& [name, ms] :
+         m.samples.empty() ? std::vector<std::pair<std::string, double>>{} : m.samples.front().extra_phases) {
+        row(name, m.summary(name), "an extra phase of this workload");
+    }
+    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
+    for (const auto& [name, value] : m.extras) {
+        table.add_row({name, format::figure(value), "", "", "", "", ""});
+    }
+    table.print(std::cout);
+    if (phases_overlap(m)) {
+        std::cout << "\n" << overlap_note << "\n";
+    }
+    std::cout << "\n"
+              << m.samples.size() << (m.samples.size() == 1 ? " timed pass" : " timed passes")
+              << "; against the CPU reference: " << (m.verified ? m.agreement.describe() : std::string("not checked"))
+              << "\nmax error " << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
+              << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"
+              << (run.status == Status::ok ? "result: matches the CPU reference" : "result: WRONG: " + run.reason)
+              << "\n";
+}
+
+} // namespace
+
+int run_command(const Arguments& arguments)
+{
+    const auto workload = find_workload(arguments.positional().at(0));
+    const auto info = workload->info();
+    if (arguments.list("variant").size() > 1) {
+        throw UsageError("duet run takes one --variant; `duet compare` runs several");
+    }
+    const auto variant = pick_variants(info, arguments.list("variant")).front();
+    const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    const Device device = select_device(arguments.value("device").value_or(""));
+    const Job job{workload, info,
+                  variant,  make_settings(info, arguments.assignments("set")),
+                  device,   device.selector(),
+                  seed,     timing_from(arguments)};
+    auto outputs = Outputs::open(arguments);
+
+    const Run run = execute(job, true);
+    if (outputs.table) {
+        print_run(run);
+    }
+    int code = exit_wrong;
+    switch (run.status) {
+    case Status::ok:
+        code = exit_ok;
+        break;
+    case Status::unsupported:
+        std::cerr << "duet: " << job_name(job) << " cannot run: " << run.reason << "\n";
+        code = exit_usage;
+        break;
+    case Status::wrong:
+    case Status::failed:
+        std::cerr << "duet: " << outcome(job_name(job), run.status, run.reason) << "\n";
+        break;
+    }
+    outputs.write(
+        [&] {
+            return json::document(json::Object{{"schema", "duet.run/1"},
+                                               {"environment", environment_json(Registry::global())},
+                                               {"warmup", job.timing.warmup},
+                                               {"timing", timing_json(job.timing)},
+                                               {"run", run_json(run)}});
+        },
+        {}, {});
+    return code;
+}
+
+} // namespace duet::cli

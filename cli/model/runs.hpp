@@ -1,0 +1,107 @@
+// Running one variant of a workload on one device and judging the result: against the CPU
+// reference, against the other devices' results, and CUDA against OpenCL on the same GPU.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <duet/duet.hpp>
+#include <duet/workload.hpp>
+#include <duet/workload/check.hpp>
+
+namespace duet::cli {
+
+using workload::Job;
+using workload::job_name;
+using workload::Run;
+using workload::Status;
+using workload::to_string;
+
+/// "<name>: <reason>", the reason led by "failed: " or "unsupported: " for those statuses.
+std::string outcome(const std::string& name, Status status, const std::string& reason);
+
+/// One GPU reached through CUDA and through OpenCL (the same PCI bus id): OpenCL time / CUDA time.
+struct ApiPair {
+    std::string workload;
+    std::string variant;
+    std::string gpu;
+    std::string pci_bus_id;
+    std::string cuda_label;
+    std::string opencl_label;
+    workload::Ratio kernel; ///< invalid where a phase does not exist (a copy has no kernel phase)
+    workload::Ratio total;
+};
+std::vector<ApiPair> api_pairs(const std::vector<Run>& runs);
+
+/// How the runs of a compare, or the points of a bench, came out: the one count and the one list
+/// of problems that the table, the JSON, the HTML report and the exit code all use.
+class Verdict {
+public:
+    /// `noun` is what is counted ("run", "point"); `agreement` what checked ones that are all
+    /// well do ("agree with the CPU reference").
+    Verdict(std::string noun, std::string agreement);
+
+    /// One run, named as job_name() names it, and how it came out.
+    void add(const std::string& name, Status status, const std::string& reason);
+    /// A problem outside any run, such as a workload plugin that did not load.
+    void add_problem(std::string problem);
+
+    std::size_t total() const { return total_; }
+    /// Runs that produced a result and had it judged: ok or wrong.
+    std::size_t checked() const { return ok_ + wrong_; }
+
+    struct Counts {
+        std::size_t total, checked, ok, wrong, unsupported, failed;
+    };
+    Counts counts() const { return {total_, checked(), ok_, wrong_, unsupported_, failed_}; }
+    /// What is counted ("run", "point") and what checked ones that are all well do.
+    const std::string& noun() const { return noun_; }
+    const std::string& agreement() const { return agreement_; }
+
+    /// Wrong and failed runs, the problems added, and when nothing was checked, that and why (each
+    /// unsupported run with its reason); empty only when everything asked for was checked and agreed.
+    std::vector<std::string> problems() const;
+    bool ok() const { return problems().empty(); }
+
+private:
+    std::string noun_;
+    std::string agreement_;
+    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0;
+    std::vector<std::string> run_problems_; ///< wrong and failed runs
+    std::vector<std::string> unsupported_runs_;
+    std::vector<std::string> other_problems_;
+};
+
+/// Everything `compare` found, for its table, JSON, CSV and report.
+struct Comparison {
+    std::vector<Run> runs; ///< by workload, then variant, then device
+    std::vector<ApiPair> pairs;
+    Verdict verdict{"run", "agree with the CPU reference and with each other"};
+    std::uint64_t seed = 1;
+    workload::Timing timing;
+};
+
+/// The names of the workloads' own figures (Measurement::extras) in `runs`, in the order first seen.
+std::vector<std::string> extra_names(std::span<const Run> runs);
+/// The value of extra `name` in `measurement`, if it has one.
+std::optional<double> extra(const Measurement& measurement, const std::string& name);
+
+/// "GB/s" or "GFLOP/s".
+std::string rate_unit(Measurement::Unit unit);
+/// What the rate is over: "copy rate" where the workload timed host-device copies
+/// (Measurement::rate_ms, the bandwidth workload), else "kernel rate".
+std::string rate_name(const Measurement& measurement);
+/// The name shared by the rates in `names`, or "rate" when they differ.
+std::string common_rate_name(const std::vector<std::string>& names);
+
+/// Whether the phases of `measurement` ran at once: together they took longer than the whole run.
+bool phases_overlap(const Measurement& measurement);
+/// How to read phase times that overlap, shown wherever such figures are.
+extern const std::string overlap_note;
+
+} // namespace duet::cli

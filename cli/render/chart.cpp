@@ -1,0 +1,297 @@
+// SVG drawing: scales, ticks, marks and legends, written out as text.
+#include "render/chart.hpp"
+
+#include "render/format.hpp"
+#include "render/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace duet::cli::chart {
+
+namespace {
+
+std::string number(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+}
+
+/// 1, 2 or 5 times a power of ten, giving about `target` steps over `range`.
+double nice_step(double range, int target)
+{
+    const double raw = range / target;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double fraction = raw / magnitude;
+    return magnitude * (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10);
+}
+
+/// Maps data values onto pixels, linearly or logarithmically.
+struct Scale {
+    double low, high;  ///< data range
+    double start, end; ///< pixel range
+    bool log = false;
+
+    double operator()(double value) const
+    {
+        const double a = log ? std::log10(low) : low, b = log ? std::log10(high) : high;
+        const double v = log ? std::log10(std::max(value, low)) : value;
+        return b == a ? (start + end) / 2 : start + (v - a) / (b - a) * (end - start);
+    }
+
+    std::vector<double> ticks() const
+    {
+        std::vector<double> ticks;
+        if (!(high > low)) {
+            return {low};
+        }
+        if (log) {
+            for (double tick = std::pow(10.0, std::ceil(std::log10(low))); tick <= high * 1.0001; tick *= 10) {
+                ticks.push_back(tick);
+            }
+            return ticks;
+        }
+        const double step = nice_step(high - low, 5);
+        for (double tick = std::ceil(low / step) * step; tick <= high + step * 1e-6; tick += step) {
+            ticks.push_back(std::abs(tick) < step * 1e-9 ? 0 : tick);
+        }
+        return ticks;
+    }
+};
+
+/// From 0 (or the data's low end on a log scale) to a round number above the largest value.
+Scale value_scale(double low, double high, double start, double end, bool allow_log)
+{
+    if (allow_log && low > 0 && high / low > 50) {
+        return {std::pow(10.0, std::floor(std::log10(low))), std::pow(10.0, std::ceil(std::log10(high))), start, end,
+                true};
+    }
+    const double top = high > 0 ? std::ceil(high / nice_step(high, 5)) * nice_step(high, 5) : 1;
+    return {0, top, start, end, false};
+}
+
+std::string text(double x, double y, const std::string& content, const std::string& attributes = "")
+{
+    return "<text x=\"" + number(x) + "\" y=\"" + number(y) + "\"" + (attributes.empty() ? "" : " " + attributes) +
+           ">" + escape(content) + "</text>\n";
+}
+
+std::string line(double x1, double y1, double x2, double y2, const std::string& attributes)
+{
+    return "<line x1=\"" + number(x1) + "\" y1=\"" + number(y1) + "\" x2=\"" + number(x2) + "\" y2=\"" + number(y2) +
+           "\" " + attributes + "/>\n";
+}
+
+std::string svg_open(double width, double height, const std::string& title)
+{
+    return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + number(width) + "\" height=\"" +
+           number(height) + "\" viewBox=\"0 0 " + number(width) + " " + number(height) +
+           "\" role=\"img\" aria-label=\"" + escape(title) + "\">\n" + text(10, 20, title, "class=\"title\"");
+}
+
+std::string value_label(double value, const std::string& unit)
+{
+    return unit == "ms"  ? format::milliseconds(value) + " ms"
+           : unit == "x" ? format::ratio(value)
+                         : format::rate(value) + " " + unit;
+}
+
+const char* segment_colors[] = {"#9ecae1", "#3182bd", "#fdae6b"};
+
+} // namespace
+
+std::string palette(std::size_t index)
+{
+    static const char* colors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
+                                   "#e6ab02", "#a6761d", "#666666", "#1f78b4", "#b15928"};
+    return colors[index % std::size(colors)];
+}
+
+std::string escape(const std::string& text)
+{
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string bars(const BarChart& chart)
+{
+    constexpr double width = 900, label_width = 300, plot_left = label_width + 10, plot_right = 780;
+    constexpr double bar_height = 18, bar_gap = 5, group_gap = 24, top = 40;
+    const bool stacked = chart.segments.size() > 1;
+
+    double largest = chart.reference;
+    std::size_t bar_count = 0;
+    for (const auto& group : chart.groups) {
+        for (const auto& bar : group.bars) {
+            double sum = 0;
+            for (const double value : bar.segments) {
+                sum += value;
+            }
+            if (std::isfinite(sum)) { // one unmeasurable bar must not flatten the others
+                largest = std::max(largest, sum);
+            }
+            ++bar_count;
+        }
+    }
+    const double legend = stacked ? 24 : 0;
+    const double height = top + legend + static_cast<double>(chart.groups.size()) * group_gap +
+                          static_cast<double>(bar_count) * (bar_height + bar_gap) + 40;
+    const Scale scale = value_scale(0, largest, plot_left, plot_right, false);
+
+    std::string svg = svg_open(width, height, chart.title);
+    double y = top;
+    if (stacked) {
+        double x = plot_left;
+        for (std::size_t i = 0; i < chart.segments.size(); ++i) {
+            svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"12\" height=\"12\" fill=\"" +
+                   segment_colors[i % std::size(segment_colors)] + "\"/>\n";
+            svg += text(x + 16, y + 10, chart.segments[i], "class=\"legend\"");
+            x += 30 + 8.0 * static_cast<double>(display_width(chart.segments[i]));
+        }
+        y += legend;
+    }
+    const double plot_top = y;
+    const double plot_bottom = plot_top + static_cast<double>(chart.groups.size()) * group_gap +
+                               static_cast<double>(bar_count) * (bar_height + bar_gap);
+    // The grid first, so that the bars are drawn over it.
+    for (const double tick : scale.ticks()) {
+        svg += line(scale(tick), plot_top, scale(tick), plot_bottom, "class=\"grid\"");
+        svg += text(scale(tick), plot_bottom + 16, format::compact(tick), "text-anchor=\"middle\" class=\"tick\"");
+    }
+    for (const auto& group : chart.groups) {
+        svg += text(10, y + 16, group.title, "class=\"group\"");
+        y += group_gap;
+        for (const auto& bar : group.bars) {
+            svg += text(label_width, y + 13, truncate(bar.label, 44), "text-anchor=\"end\" class=\"label\"");
+            double x = plot_left, sum = 0;
+            for (std::size_t i = 0; i < bar.segments.size(); ++i) {
+                const double value = bar.segments[i];
+                const double end = scale(sum + value);
+                const std::string color = stacked ? segment_colors[i % std::size(segment_colors)] : bar.color;
+                const std::string name = stacked ? chart.segments[i] : chart.segments.front();
+                svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" +
+                       number(std::max(end - x, 0.0)) + "\" height=\"" + number(bar_height) + "\" fill=\"" + color +
+                       "\" data-series=\"" + escape(bar.label) + "\" data-metric=\"" + escape(chart.metric) +
+                       "\" data-segment=\"" + escape(name) + "\" data-value=\"" + format::exact(value) + "\"><title>" +
+                       escape(bar.label) + ": " + escape(name) + " " + escape(value_label(value, chart.unit)) +
+                       "</title></rect>\n";
+                x = end;
+                sum += value;
+            }
+            svg += text(x + 6, y + 13, value_label(sum, chart.unit), "class=\"value\"");
+            y += bar_height + bar_gap;
+        }
+    }
+    if (chart.reference > 0) {
+        svg += line(scale(chart.reference), plot_top, scale(chart.reference), plot_bottom, "class=\"reference\"");
+    }
+    svg += text((plot_left + plot_right) / 2, plot_bottom + 34, chart.unit, "text-anchor=\"middle\" class=\"axis\"");
+    return svg + "</svg>\n";
+}
+
+std::string lines(const LineChart& chart)
+{
+    constexpr double width = 900, left = 80, right = 620, top = 40, bottom = 340;
+    // Tall enough for the legend, one line per series, beside the plot.
+    const double height = std::max(400.0, top + 18.0 * static_cast<double>(chart.series.size()) + 20);
+    const bool categorical = !chart.categories.empty();
+    double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
+    std::set<double> xs;
+    for (const auto& series : chart.series) {
+        for (const auto& point : series.points) {
+            x_low = std::min(x_low, point.x);
+            x_high = std::max(x_high, point.x);
+            y_low = std::min(y_low, point.low);
+            y_high = std::max(y_high, point.high);
+            xs.insert(point.x);
+        }
+    }
+    std::string svg = svg_open(width, height, chart.title);
+    if (xs.empty()) {
+        return svg + text(left, top + 40, "no measured points") + "</svg>\n";
+    }
+    Scale x_scale{x_low, x_high, left + 20, right - 20, false};
+    if (categorical) {
+        x_scale = {0, static_cast<double>(chart.categories.size() - 1), left + 30, right - 30, false};
+    } else if (x_low > 0 && x_high / x_low >= 16) {
+        x_scale.log = true;
+    }
+    const Scale y_scale = value_scale(y_low, y_high, bottom, top, true);
+
+    for (const double tick : y_scale.ticks()) {
+        svg += line(left, y_scale(tick), right, y_scale(tick), "class=\"grid\"");
+        svg += text(left - 6, y_scale(tick) + 4, format::compact(tick), "text-anchor=\"end\" class=\"tick\"");
+    }
+    // The swept values themselves label the x axis when there are few; else round ticks.
+    std::vector<double> x_ticks(xs.begin(), xs.end());
+    if (!categorical && xs.size() > 12) {
+        x_ticks = x_scale.ticks();
+    }
+    for (const double tick : x_ticks) {
+        const std::string label =
+            categorical ? chart.categories.at(static_cast<std::size_t>(tick)) : format::compact(tick);
+        svg += line(x_scale(tick), bottom, x_scale(tick), bottom + 4, "class=\"axis-line\"");
+        svg += text(x_scale(tick), bottom + 18, label, "text-anchor=\"middle\" class=\"tick\"");
+    }
+    svg += line(left, bottom, right, bottom, "class=\"axis-line\"");
+    svg += line(left, top, left, bottom, "class=\"axis-line\"");
+    svg += text((left + right) / 2, bottom + 40, chart.x_label + (x_scale.log ? " (log scale)" : ""),
+                "text-anchor=\"middle\" class=\"axis\"");
+    svg +=
+        text(18, (top + bottom) / 2, chart.y_label + (y_scale.log ? " (log scale)" : ""),
+             "text-anchor=\"middle\" class=\"axis\" transform=\"rotate(-90 18 " + number((top + bottom) / 2) + ")\"");
+
+    double legend_y = top;
+    for (const auto& series : chart.series) {
+        std::string path;
+        for (const auto& point : series.points) {
+            path += (path.empty() ? "" : " ") + number(x_scale(point.x)) + "," + number(y_scale(point.y));
+        }
+        const std::string dash = series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"";
+        svg += "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\"" + dash + " points=\"" +
+               path + "\"/>\n";
+        for (const auto& point : series.points) {
+            const double x = x_scale(point.x);
+            if (point.high > point.low) {
+                svg += line(x, y_scale(point.low), x, y_scale(point.high),
+                            "stroke=\"" + series.color + "\" class=\"whisker\"");
+            }
+            const std::string at =
+                categorical ? chart.categories.at(static_cast<std::size_t>(point.x)) : format::exact(point.x);
+            svg += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y_scale(point.y)) + "\" r=\"3.5\" fill=\"" +
+                   series.color + "\" data-series=\"" + escape(series.label) + "\" data-metric=\"" +
+                   escape(chart.metric) + "\" data-x=\"" + escape(at) + "\" data-value=\"" + format::exact(point.y) +
+                   "\"><title>" + escape(series.label) + " at " + escape(chart.x_label) + " " + escape(at) + ": " +
+                   escape(format::compact(point.y)) + " (" + escape(format::compact(point.low)) + " to " +
+                   escape(format::compact(point.high)) + ")</title></circle>\n";
+        }
+        svg += line(right + 10, legend_y + 6, right + 38, legend_y + 6,
+                    "stroke=\"" + series.color + "\" stroke-width=\"3\"" + dash);
+        svg += text(right + 42, legend_y + 10, truncate(series.label, 34), "class=\"legend\"");
+        legend_y += 18;
+    }
+    return svg + "</svg>\n";
+}
+
+} // namespace duet::cli::chart

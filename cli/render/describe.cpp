@@ -1,0 +1,63 @@
+// The model's summaries in words, with numbers as format.hpp writes them.
+#include "render/describe.hpp"
+
+#include "render/format.hpp"
+
+namespace duet::cli {
+
+std::string verdict_summary(const Verdict& verdict)
+{
+    const auto counts = verdict.counts();
+    std::string text = format::count(counts.total, verdict.noun()) + ": " + std::to_string(counts.checked) + " checked";
+    if (counts.wrong > 0) {
+        text += " (" + std::to_string(counts.wrong) + " wrong)";
+    }
+    if (counts.unsupported > 0) {
+        text += ", " + std::to_string(counts.unsupported) + " unsupported";
+    }
+    if (counts.failed > 0) {
+        text += ", " + std::to_string(counts.failed) + " failed";
+    }
+    const auto found = verdict.problems();
+    if (counts.checked == 0) {
+        return text + ". Nothing was checked.";
+    }
+    if (found.empty()) {
+        return text + ". All " + verdict.agreement() + ".";
+    }
+    return text + ". " + format::count(found.size(), "problem") + ".";
+}
+
+std::string describe_timing(const workload::Timing& timing)
+{
+    const auto passes = [](unsigned count, const std::string& kind) {
+        return std::to_string(count) + " " + kind + (count == 1 ? " pass" : " passes");
+    };
+    const std::string warmup = passes(timing.warmup, "warm-up") + ", then ";
+    if (timing.min_runs == timing.max_runs) {
+        return warmup + passes(timing.min_runs, "timed") + " per run";
+    }
+    return warmup + std::to_string(timing.min_runs) + " to " + std::to_string(timing.max_runs) +
+           " timed passes per run, until the median's interval is within ±" + format::figure(100 * timing.precision) +
+           "% or " + format::milliseconds(timing.budget_ms) + " ms of passes are spent";
+}
+
+std::string accepted_values(const WorkloadParameter& parameter)
+{
+    switch (parameter.type) {
+    case WorkloadParameter::Type::integer:
+        return "integer " + format::exact(parameter.min) + ".." + format::exact(parameter.max);
+    case WorkloadParameter::Type::real:
+        return "real " + format::exact(parameter.min) + ".." + format::exact(parameter.max);
+    case WorkloadParameter::Type::choice: {
+        std::string text = "one of ";
+        for (std::size_t i = 0; i < parameter.choices.size(); ++i) {
+            text += (i == 0 ? "" : ", ") + parameter.choices[i];
+        }
+        return text;
+    }
+    }
+    return "";
+}
+
+} // namespace duet::cli

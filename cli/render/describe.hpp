@@ -1,0 +1,21 @@
+// Sentences about the model for tables, messages and the report: a verdict's summary, the timing
+// rule, a parameter's accepted values.
+#pragma once
+
+#include <string>
+
+#include <duet/workload.hpp>
+
+#include "model/runs.hpp"
+
+namespace duet::cli {
+
+/// "16 runs: 15 checked, 1 unsupported. All agree with the CPU reference." or, when not,
+/// "... Nothing was checked." or "... 2 problems."
+std::string verdict_summary(const Verdict& verdict);
+/// "1 warm-up pass, then 5 to 100 timed passes until the median is within ±1% (or 1 s)".
+std::string describe_timing(const workload::Timing& timing);
+/// "integer 1..1024", "real 0..1", "one of naive, shared".
+std::string accepted_values(const WorkloadParameter& parameter);
+
+} // namespace duet::cli

@@ -1,0 +1,638 @@
+// Assembles the HTML reports from the results, the environment and the SVG charts.
+#include "render/report.hpp"
+
+#include "model/environment.hpp"
+#include "model/workloads.hpp"
+#include "render/chart.hpp"
+#include "render/describe.hpp"
+#include "render/environment.hpp"
+#include "render/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <span>
+#include <sstream>
+
+namespace duet::cli {
+
+namespace {
+
+using chart::escape;
+
+constexpr const char* style = R"(
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1100px; padding: 0 16px; }
+h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #ddd; }
+.meta, .note { color: #666; }
+table { border-collapse: collapse; margin: 12px 0; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } td.number { text-align: right; font-variant-numeric: tabular-nums; }
+.ok { color: #1a7f37; font-weight: 600; } .wrong, .failed { color: #c62828; font-weight: 600; } .unsupported { color: #8a6d00; }
+.banner { padding: 10px 14px; border-radius: 6px; margin: 16px 0; }
+.banner.ok { background: #e8f5e9; border: 1px solid #a5d6a7; } .banner.wrong { background: #ffebee; border: 1px solid #ef9a9a; }
+svg.chart { display: block; margin: 12px 0; max-width: 100%; height: auto; }
+svg .title { font-weight: 600; font-size: 14px; } svg .group { font-weight: 600; font-size: 12px; fill: #444; }
+svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; } svg .value, svg .tick { font-size: 11px; fill: #555; }
+svg .grid { stroke: #eee; } svg .axis-line { stroke: #888; } svg .reference { stroke: #c62828; stroke-dasharray: 4 3; }
+svg .whisker { stroke-width: 1.5; }
+)";
+
+struct Cell {
+    std::string text;
+    std::string css_class; ///< "number", "ok", "wrong"...
+};
+
+std::string html_table(const std::vector<std::string>& headers, const std::vector<std::vector<Cell>>& rows)
+{
+    std::string html = "<table>\n<tr>";
+    for (const auto& header : headers) {
+        html += "<th>" + escape(header) + "</th>";
+    }
+    html += "</tr>\n";
+    for (const auto& row : rows) {
+        html += "<tr>";
+        for (const auto& cell : row) {
+            html += (cell.css_class.empty() ? "<td>" : "<td class=\"" + cell.css_class + "\">") + escape(cell.text) +
+                    "</td>";
+        }
+        html += "</tr>\n";
+    }
+    return html + "</table>\n";
+}
+
+std::string page_start(const std::string& title)
+{
+    const auto& build = build_info();
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape(title) +
+           "</title>\n<style>" + style + "</style>\n</head>\n<body>\n<h1>" + escape(title) +
+           "</h1>\n<p class=\"meta\">duet " + escape(build.version) + " (" + escape(build.commit) + "), " +
+           escape(build.compiler) + " &middot; " + escape(host_name()) + ", " + escape(operating_system()) +
+           " &middot; " + escape(utc_time()) + "</p>\n";
+}
+
+/// The verdict's summary, the same sentence the terminal prints, and its problems.
+std::string banner(const Verdict& verdict)
+{
+    const auto problems = verdict.problems();
+    if (problems.empty()) {
+        return "<div class=\"banner ok\">" + escape(verdict_summary(verdict)) + "</div>\n";
+    }
+    std::string html = "<div class=\"banner wrong\"><strong>" + escape(verdict_summary(verdict)) + "</strong><ul>";
+    for (const auto& problem : problems) {
+        html += "<li>" + escape(problem) + "</li>";
+    }
+    return html + "</ul></div>\n";
+}
+
+std::string backends_section()
+{
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& backend : Registry::global().backends()) {
+        rows.push_back({{backend.name, ""},
+                        backend.loaded ? Cell{"loaded, " + format::count(backend.device_count, "device"), "ok"}
+                                       : Cell{"unavailable", "unsupported"},
+                        {backend.loaded ? backend.version : backend.reason, ""}});
+    }
+    return "<h2>Backends</h2>\n" + html_table({"backend", "status", "version, or why it is unavailable"}, rows);
+}
+
+std::string devices_section(const std::vector<Device>& devices)
+{
+    if (devices.empty()) {
+        return "";
+    }
+    std::vector<std::string> headers{"property"};
+    std::vector<std::vector<DeviceField>> fields;
+    for (const auto& device : devices) {
+        headers.push_back(device.selector());
+        fields.push_back(device_fields(device));
+    }
+    std::vector<std::vector<Cell>> rows;
+    for (std::size_t row = 0; row < fields.front().size(); ++row) {
+        std::vector<Cell> cells{{fields.front()[row].label, ""}};
+        for (const auto& device : fields) {
+            cells.push_back({device[row].text, ""});
+        }
+        rows.push_back(std::move(cells));
+    }
+    return "<h2>Devices</h2>\n" + html_table(headers, rows);
+}
+
+std::string page_end()
+{
+    return "</body>\n</html>\n";
+}
+
+/// Each device once, in the order first seen, for the colours and the devices table.
+template <class Item> std::vector<Device> devices_of(const std::vector<Item>& items)
+{
+    std::vector<Device> devices;
+    for (const auto& item : items) {
+        if (std::find(devices.begin(), devices.end(), item.job.device) == devices.end()) {
+            devices.push_back(item.job.device);
+        }
+    }
+    return devices;
+}
+
+/// One colour per device label, in the order first seen.
+template <class Item> std::map<std::string, std::string> colours_of(const std::vector<Item>& items)
+{
+    std::map<std::string, std::string> colours;
+    for (const auto& item : items) {
+        if (!colours.contains(item.job.label)) {
+            colours.emplace(item.job.label, chart::palette(colours.size()));
+        }
+    }
+    return colours;
+}
+
+Cell status_cell(Status status, const std::string& reason)
+{
+    const std::string name = to_string(status);
+    return {status == Status::ok ? "ok" : name + ": " + reason, name};
+}
+
+/// Where results are not identical to the reference: each run's ULP distances, bucketed.
+std::string ulp_section(std::span<const Run> runs)
+{
+    std::vector<std::vector<Cell>> rows;
+    std::size_t buckets = 0;
+    for (const auto& run : runs) {
+        buckets = std::max(buckets, run.measurement.agreement.histogram.size());
+    }
+    std::vector<std::string> headers{"device", "variant", "differing", "largest at"};
+    for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        headers.push_back(workload::histogram_label(bucket) + " ULPs");
+    }
+    std::vector<bool> used(buckets, false);
+    for (const auto& run : runs) {
+        const auto& agreement = run.measurement.agreement;
+        if (!run.measurement.verified || agreement.differing == 0) {
+            continue;
+        }
+        std::vector<Cell> cells{
+            {run.job.label, ""},
+            {run.job.variant, ""},
+            {std::to_string(agreement.differing) + " of " + std::to_string(agreement.count), "number"},
+            {agreement.where(agreement.max_ulps_index), ""}};
+        for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+            const std::size_t count = bucket < agreement.histogram.size() ? agreement.histogram[bucket] : 0;
+            used[bucket] = used[bucket] || count > 0;
+            cells.push_back({std::to_string(count), "number"});
+        }
+        rows.push_back(std::move(cells));
+    }
+    if (rows.empty()) {
+        return "";
+    }
+    // Only the buckets some run fills: most of the 66 are empty.
+    std::vector<std::string> kept_headers(headers.begin(), headers.begin() + 4);
+    for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        if (used[bucket]) {
+            kept_headers.push_back(headers[4 + bucket]);
+        }
+    }
+    for (auto& row : rows) {
+        std::vector<Cell> kept(row.begin(), row.begin() + 4);
+        for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+            if (used[bucket]) {
+                kept.push_back(row[4 + bucket]);
+            }
+        }
+        row = std::move(kept);
+    }
+    return "<p>Distances from the CPU reference in ULPs, where a result is not identical to it:</p>\n" +
+           html_table(kept_headers, rows);
+}
+
+/// A run's row in its workload's table: device, API, variant, phase times, rate, error, agreement.
+std::vector<Cell> run_row(const Run& run)
+{
+    const auto& m = run.measurement;
+    const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
+    const auto difference = [](const workload::Comparison& comparison) {
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
+    };
+    return {{run.job.label + " " + run.job.device.properties().name, ""},
+            {api_label(run.job.device), ""},
+            {run.job.variant, ""},
+            number(std::to_string(m.samples.size())),
+            number(format::milliseconds(m.h2d_ms)),
+            number(format::milliseconds(m.kernel_ms, m.summary(Phase::kernel))),
+            number(format::milliseconds(m.d2h_ms)),
+            number(format::milliseconds(m.total_ms, m.total_summary())),
+            number(format::rate(m.rate()) + " " + rate_unit(m.unit)),
+            number(format::error(m.max_error)),
+            number(m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps)),
+            number(difference(run.device)),
+            number(difference(run.variant)),
+            status_cell(run.status, run.reason)};
+}
+
+/// Time per phase and rate, a bar per measured run, grouped by variant; empty when none was measured.
+std::string phase_and_rate_charts(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
+{
+    const auto& info = runs.front().job.info;
+    chart::BarChart phases{
+        info.name + ": time per phase on the device clock", "ms", "phase_ms", {"h→d", "kernel", "d→h"}, {}, 0};
+    std::string unit;
+    std::vector<std::string> rate_names;
+    for (const auto& run : runs) {
+        if (run.measured()) {
+            unit = unit.empty() ? rate_unit(run.measurement.unit) : unit;
+            rate_names.push_back(rate_name(run.measurement));
+        }
+    }
+    chart::BarChart rates{info.name + ": " + common_rate_name(rate_names) + " (" + unit + ", higher is better)",
+                          unit,
+                          "rate",
+                          {"rate"},
+                          {},
+                          0};
+    for (const auto& run : runs) {
+        if (!run.measured()) {
+            continue;
+        }
+        const auto& m = run.measurement;
+        const std::string label = run.job.label + " " + api_label(run.job.device);
+        if (phases.groups.empty() || phases.groups.back().title != run.job.variant) {
+            phases.groups.push_back({run.job.variant, {}});
+            rates.groups.push_back({run.job.variant, {}});
+        }
+        phases.groups.back().bars.push_back({label, {m.h2d_ms, m.kernel_ms, m.d2h_ms}, ""});
+        rates.groups.back().bars.push_back({label, {m.rate()}, colours.at(run.job.label)});
+    }
+    return phases.groups.empty() ? "" : chart::bars(phases) + chart::bars(rates);
+}
+
+/// The workload's own figures (Measurement::extras), a row per run that has them; empty when none does.
+std::string extras_table(std::span<const Run> runs)
+{
+    const auto names = extra_names(runs);
+    if (names.empty()) {
+        return "";
+    }
+    std::vector<std::string> headers{"device", "variant"};
+    headers.insert(headers.end(), names.begin(), names.end());
+    std::vector<std::vector<Cell>> extras;
+    for (const auto& run : runs) {
+        if (run.measurement.extras.empty()) {
+            continue;
+        }
+        std::vector<Cell> cells{{run.job.label, ""}, {run.job.variant, ""}};
+        for (const auto& name : names) {
+            const auto value = extra(run.measurement, name);
+            cells.push_back({value ? format::figure(*value) : "", "number"});
+        }
+        extras.push_back(std::move(cells));
+    }
+    return "<p>" + escape(runs.front().job.info.name) + "'s own figures:</p>\n" + html_table(headers, extras);
+}
+
+std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
+{
+    const auto& info = runs.front().job.info;
+    std::string html = "<h2>" + escape(info.name) + "</h2>\n<p>" + escape(info.description) +
+                       "<br><span class=\"note\">" +
+                       escape(describe_settings(info, runs.front().job.settings.values())) + "</span></p>\n";
+    html += phase_and_rate_charts(runs, colours);
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& run : runs) {
+        rows.push_back(run_row(run));
+    }
+    html += html_table({"device", "API", "variant", "runs", "h→d ms", "kernel ms", "d→h ms", "total ms", "rate",
+                        "max error", "ULPs", "device Δ", "variant Δ", "result"},
+                       rows);
+    html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
+            "largest distance from the CPU reference in units in the last place.</p>\n";
+    html += ulp_section(runs);
+    if (std::any_of(runs.begin(), runs.end(),
+                    [](const Run& run) { return run.measured() && phases_overlap(run.measurement); })) {
+        html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
+    }
+    return html + extras_table(runs);
+}
+
+std::string pairs_section(const std::vector<ApiPair>& pairs)
+{
+    if (pairs.empty()) {
+        return "";
+    }
+    chart::BarChart ratios{
+        "OpenCL time / CUDA time on the same GPU (above 1: OpenCL is slower)", "x", "ratio", {"ratio"}, {}, 1};
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& pair : pairs) {
+        ratios.groups.push_back({pair.workload + "/" + pair.variant + " on " + pair.gpu, {}});
+        if (pair.kernel.valid()) { // a copy has no kernel phase to compare
+            ratios.groups.back().bars.push_back({"kernel", {pair.kernel.value}, chart::palette(0)});
+        }
+        ratios.groups.back().bars.push_back({"total", {pair.total.value}, chart::palette(1)});
+        rows.push_back({{pair.gpu, ""},
+                        {pair.pci_bus_id, ""},
+                        {pair.workload, ""},
+                        {pair.variant, ""},
+                        {pair.cuda_label, ""},
+                        {pair.opencl_label, ""},
+                        {format::ratio(pair.kernel), "number"},
+                        {format::ratio_verdict(pair.kernel), ""},
+                        {format::ratio(pair.total), "number"},
+                        {format::ratio_verdict(pair.total), ""}});
+    }
+    return "<h2>One GPU through CUDA and OpenCL</h2>\n" + chart::bars(ratios) +
+           html_table({"GPU", "PCI bus id", "workload", "variant", "CUDA", "OpenCL", "kernel ratio [interval]",
+                       "kernel", "total ratio [interval]", "total"},
+                      rows) +
+           "<p class=\"note\">Medians' ratio, OpenCL time over CUDA time; the interval from the two sides' quartiles; "
+           "parity where it holds 1.</p>\n";
+}
+
+} // namespace
+
+std::string compare_report(const Comparison& comparison)
+{
+    std::ostringstream out;
+    std::string workloads;
+    for (const auto& run : comparison.runs) {
+        if (workloads.find(run.job.info.name) == std::string::npos) {
+            workloads += (workloads.empty() ? "" : ", ") + run.job.info.name;
+        }
+    }
+    out << page_start("duet compare: " + workloads);
+    out << "<p>Every run is checked against the CPU reference, and every device's output against the base run "
+           "of the same variant (the first that matched the reference). Seed "
+        << comparison.seed << "; " << escape(describe_timing(comparison.timing))
+        << "; times on the device clock.</p>\n";
+    out << banner(comparison.verdict);
+    out << backends_section();
+    const auto colours = colours_of(comparison.runs);
+    for (std::size_t first = 0; first < comparison.runs.size();) {
+        std::size_t end = first;
+        while (end < comparison.runs.size() &&
+               comparison.runs[end].job.info.name == comparison.runs[first].job.info.name) {
+            ++end;
+        }
+        out << compare_workload_section(std::span(comparison.runs).subspan(first, end - first), colours);
+        first = end;
+    }
+    out << pairs_section(comparison.pairs);
+    out << devices_section(devices_of(comparison.runs));
+    out << page_end();
+    return out.str();
+}
+
+namespace {
+
+/// The line charts of a sweep: x is the first swept parameter; every other combination of
+/// variant, device and the other swept values is a line.
+/// What a sweep's charts plot besides the times: the rate's unit and names, the workload's extras.
+struct SweepMetrics {
+    std::string unit = "rate";
+    std::vector<std::string> rate_names;
+    std::vector<std::string> extras;
+};
+
+SweepMetrics sweep_metrics(const Benchmark& bench)
+{
+    SweepMetrics metrics;
+    for (const auto& point : bench.points) {
+        if (point.measured() && metrics.unit == "rate") {
+            metrics.unit = rate_unit(point.unit);
+        }
+        if (point.measured()) {
+            metrics.rate_names.push_back(point.rate_name);
+        }
+        for (const auto& [name, samples] : point.extras) {
+            if (std::find(metrics.extras.begin(), metrics.extras.end(), name) == metrics.extras.end()) {
+                metrics.extras.push_back(name);
+            }
+        }
+    }
+    return metrics;
+}
+
+/// The lines of a sweep's charts: one per combination of what stays fixed along the x axis, in
+/// the order first measured, each with its points and its dash pattern.
+struct SweepLines {
+    std::vector<std::string> keys;
+    std::map<std::string, std::vector<const Point*>> points;
+    std::map<std::string, std::string> dashes;
+};
+
+/// A line's name holds only the parts that differ between lines, so that legends stay short.
+std::string line_key(const Benchmark& bench, const Point& point, bool devices_differ, bool variants_differ)
+{
+    std::vector<std::string> parts;
+    if (devices_differ) {
+        parts.push_back(point.job.label + " " + api_label(point.job.device));
+    }
+    if (variants_differ) {
+        parts.push_back(point.job.variant);
+    }
+    for (const auto& sweep : bench.sweeps) {
+        if (&sweep != &bench.sweeps.front()) {
+            parts.push_back(sweep.parameter + "=" + point.job.settings.values().at(sweep.parameter));
+        }
+    }
+    std::string key = parts.empty() ? point.job.label + " " + api_label(point.job.device) : "";
+    for (const auto& part : parts) {
+        key += (key.empty() ? "" : " ") + part;
+    }
+    return key;
+}
+
+SweepLines sweep_lines(const Benchmark& bench)
+{
+    std::set<std::string> labels, variants;
+    for (const auto& point : bench.points) {
+        labels.insert(point.job.label);
+        variants.insert(point.job.variant);
+    }
+    SweepLines lines;
+    for (const auto& point : bench.points) {
+        if (!point.measured()) {
+            continue;
+        }
+        const std::string key = line_key(bench, point, labels.size() > 1, variants.size() > 1);
+        if (!lines.points.contains(key)) {
+            lines.keys.push_back(key);
+        }
+        lines.points[key].push_back(&point);
+    }
+    // Lines of one device share its colour and differ in their dash pattern, as long as there
+    // are several devices to tell apart by colour.
+    static const char* patterns[] = {"", "7 4", "2 3", "9 3 2 3", "4 2 4 6"};
+    std::map<std::string, std::size_t> lines_of_device;
+    for (const auto& key : lines.keys) {
+        const std::string& label = lines.points.at(key).front()->job.label;
+        lines.dashes[key] = patterns[lines_of_device[label]++ % std::size(patterns)];
+    }
+    return lines;
+}
+
+/// Where `point` sits on the x axis: the swept value, or its index for a choice parameter.
+double x_position(const Point& point, const Sweep& x_sweep, bool categorical)
+{
+    const auto& value = point.job.settings.values().at(x_sweep.parameter);
+    if (categorical) {
+        return static_cast<double>(std::find(x_sweep.values.begin(), x_sweep.values.end(), value) -
+                                   x_sweep.values.begin());
+    }
+    return std::stod(value);
+}
+
+/// One metric against the first swept parameter: per line, the median of each point's samples
+/// with whiskers from min to max.
+std::string sweep_chart(const Benchmark& bench, const SweepLines& lines,
+                        const std::map<std::string, std::string>& colours, const std::string& title,
+                        const std::string& y_label, const std::string& metric,
+                        const std::function<std::vector<double>(const Point&)>& samples_of)
+{
+    const Sweep& x_sweep = bench.sweeps.front();
+    const auto parameter = std::find_if(bench.info.parameters.begin(), bench.info.parameters.end(),
+                                        [&](const WorkloadParameter& p) { return p.name == x_sweep.parameter; });
+    const bool categorical = parameter->type == WorkloadParameter::Type::choice;
+    chart::LineChart line{
+        title, x_sweep.parameter, y_label, metric, categorical ? x_sweep.values : std::vector<std::string>{}, {}};
+    for (std::size_t i = 0; i < lines.keys.size(); ++i) {
+        const auto& points = lines.points.at(lines.keys[i]);
+        chart::Series series{lines.keys[i], colours.at(points.front()->job.label), lines.dashes.at(lines.keys[i]), {}};
+        if (colours.size() == 1) {
+            // One device: colours tell its lines apart better than dashes.
+            series.color = chart::palette(i);
+            series.dash.clear();
+        }
+        for (const Point* point : points) {
+            const auto samples = samples_of(*point);
+            if (!samples.empty()) {
+                const workload::Summary stats = workload::summarize(samples);
+                series.points.push_back({x_position(*point, x_sweep, categorical), stats.median, stats.min, stats.max});
+            }
+        }
+        std::sort(series.points.begin(), series.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+        line.series.push_back(std::move(series));
+    }
+    return chart::lines(line);
+}
+
+std::string sweep_charts(const Benchmark& bench, const std::map<std::string, std::string>& colours)
+{
+    const SweepMetrics metrics = sweep_metrics(bench);
+    const SweepLines lines = sweep_lines(bench);
+    const std::string& name = bench.info.name;
+    const std::string against = " against " + bench.sweeps.front().parameter;
+    const auto chart_of = [&](const std::string& title, const std::string& y_label, const std::string& metric,
+                              const std::function<std::vector<double>(const Point&)>& samples_of) {
+        return sweep_chart(bench, lines, colours, title, y_label, metric, samples_of);
+    };
+    std::string html =
+        chart_of(name + ": " + common_rate_name(metrics.rate_names) + against + " (median, whiskers min to max)",
+                 metrics.unit, "rate", [](const Point& p) { return p.rate; });
+    html += chart_of(name + ": kernel time" + against, "kernel ms", "kernel_ms",
+                     [](const Point& p) { return p.kernel_ms; });
+    html += chart_of(name + ": total time (copies in, kernel, copies out)" + against, "total ms", "total_ms",
+                     [](const Point& p) { return p.total_ms; });
+    for (const auto& extra : metrics.extras) {
+        html += chart_of(name + ": " + extra + against, extra, extra, [&](const Point& p) {
+            const auto found =
+                std::find_if(p.extras.begin(), p.extras.end(), [&](const auto& e) { return e.first == extra; });
+            return found == p.extras.end() ? std::vector<double>{} : found->second;
+        });
+    }
+    return html;
+}
+
+/// Without a sweep there is one point per device and variant: bars instead of lines.
+std::string point_bars(const Benchmark& bench, const std::map<std::string, std::string>& colours)
+{
+    std::string unit;
+    std::vector<std::string> rate_names;
+    chart::BarChart rates{"", "", "rate", {"rate"}, {}, 0};
+    chart::BarChart times{bench.info.name + ": kernel time (median)", "ms", "kernel_ms", {"kernel"}, {}, 0};
+    for (const auto& point : bench.points) {
+        if (!point.measured()) {
+            continue;
+        }
+        unit = rate_unit(point.unit);
+        rate_names.push_back(point.rate_name);
+        if (rates.groups.empty() || rates.groups.back().title != point.job.variant) {
+            rates.groups.push_back({point.job.variant, {}});
+            times.groups.push_back({point.job.variant, {}});
+        }
+        const std::string label = point.job.label + " " + api_label(point.job.device);
+        rates.groups.back().bars.push_back(
+            {label, {workload::summarize(point.rate).median}, colours.at(point.job.label)});
+        times.groups.back().bars.push_back(
+            {label, {workload::summarize(point.kernel_ms).median}, colours.at(point.job.label)});
+    }
+    rates.title = bench.info.name + ": " + common_rate_name(rate_names) + " (median)";
+    rates.unit = unit;
+    return rates.groups.empty() ? "" : chart::bars(rates) + chart::bars(times);
+}
+
+std::string points_table(const Benchmark& bench)
+{
+    std::vector<std::string> headers{"variant", "device"};
+    for (const auto& sweep : bench.sweeps) {
+        headers.push_back(sweep.parameter);
+    }
+    for (const char* header : {"kernel ms median", "kernel ms min", "kernel ms max", "total ms median", "rate median",
+                               "max error", "result"}) {
+        headers.push_back(header);
+    }
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& point : bench.points) {
+        std::vector<Cell> row{{point.job.variant, ""}, {point.job.label + " " + api_label(point.job.device), ""}};
+        for (const auto& sweep : bench.sweeps) {
+            row.push_back({point.job.settings.values().at(sweep.parameter), "number"});
+        }
+        const workload::Summary kernel = workload::summarize(point.kernel_ms);
+        const auto number = [&](std::string text) {
+            return point.measured() ? Cell{std::move(text), "number"} : Cell{};
+        };
+        row.push_back(number(format::milliseconds(kernel.median)));
+        row.push_back(number(format::milliseconds(kernel.min)));
+        row.push_back(number(format::milliseconds(kernel.max)));
+        row.push_back(number(format::milliseconds(workload::summarize(point.total_ms).median)));
+        row.push_back(number(format::rate(workload::summarize(point.rate).median) + " " + rate_unit(point.unit)));
+        row.push_back(number(format::error(point.max_error)));
+        row.push_back(status_cell(point.status, point.reason));
+        rows.push_back(std::move(row));
+    }
+    return html_table(headers, rows);
+}
+
+} // namespace
+
+std::string bench_report(const Benchmark& bench)
+{
+    std::ostringstream out;
+    out << page_start("duet bench: " + bench.info.name);
+    std::string swept;
+    for (const auto& sweep : bench.sweeps) {
+        swept += (swept.empty() ? "" : "; ") + sweep.parameter + " over";
+        for (const auto& value : sweep.values) {
+            swept += " " + value;
+        }
+    }
+    out << "<p>" << escape(bench.info.description) << "<br>Swept: " << escape(swept.empty() ? "nothing" : swept)
+        << ". Fixed: " << escape(bench.fixed.empty() ? "defaults" : describe_settings(bench.info, bench.fixed)) << ". "
+        << format::count(bench.warmup, "warm-up run") << ", then " << format::count(bench.repeats, "measured repeat")
+        << " per point, the first checked against the CPU reference; seed " << bench.seed
+        << ". Times on the device clock; each column's median is taken on its own.</p>\n";
+    out << banner(bench.verdict);
+    out << backends_section();
+    const auto colours = colours_of(bench.points);
+    out << "<h2>Charts</h2>\n" << (bench.sweeps.empty() ? point_bars(bench, colours) : sweep_charts(bench, colours));
+    out << "<h2>Points</h2>\n" << points_table(bench);
+    if (std::any_of(bench.points.begin(), bench.points.end(), [](const Point& point) { return point.overlapped; })) {
+        out << "<p class=\"note\">" << escape(overlap_note) << "</p>\n";
+    }
+    out << devices_section(devices_of(bench.points));
+    out << page_end();
+    return out.str();
+}
+
+} // namespace duet::cli

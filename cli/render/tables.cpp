@@ -1,0 +1,173 @@
+// compare's and bench's tables on standard output.
+#include "render/tables.hpp"
+
+#include "model/environment.hpp"
+#include "model/statistics.hpp"
+#include "model/workloads.hpp"
+#include "render/format.hpp"
+#include "render/table.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <span>
+
+namespace duet::cli {
+
+namespace {
+
+std::string spread(const std::vector<double>& samples)
+{
+    const auto range = relative_range(samples);
+    return range ? format::percent(*range) : "-";
+}
+
+} // namespace
+
+void print_workload_table(const std::vector<Run>& runs, std::size_t first)
+{
+    const auto& info = runs[first].job.info;
+    std::string unit;
+    for (std::size_t i = first; i < runs.size() && unit.empty(); ++i) {
+        if (runs[i].measured()) {
+            unit = rate_unit(runs[i].measurement.unit);
+        }
+    }
+    std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
+    using Align = Table::Align;
+    Table table({{"device"},
+                 {"API"},
+                 {"variant"},
+                 {"runs", Align::right},
+                 {"h→d ms", Align::right},
+                 {"kernel ms", Align::right},
+                 {"d→h ms", Align::right},
+                 {"total ms", Align::right},
+                 {unit.empty() ? "rate" : unit, Align::right},
+                 {"max error", Align::right},
+                 {"ULPs", Align::right},
+                 {"device Δ", Align::right},
+                 {"variant Δ", Align::right},
+                 {"agrees"}});
+    const auto difference = [](const workload::Comparison& comparison, const char* base) {
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
+    };
+    for (std::size_t i = first; i < runs.size(); ++i) {
+        const auto& run = runs[i];
+        const auto& m = run.measurement;
+        std::vector<std::string> cells{truncate(run.job.label + " " + run.job.device.properties().name, 40),
+                                       api_label(run.job.device), run.job.variant};
+        if (!run.measured()) {
+            table.add_row_with_text(std::move(cells), to_string(run.status) + ": " + headline(run.reason, 120));
+            continue;
+        }
+        const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
+        cells.insert(cells.end(),
+                     {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
+                      format::milliseconds(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
+                      format::milliseconds(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
+                      m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
+                      difference(run.device, "base"), difference(run.variant, "base"),
+                      run.status == Status::ok ? "yes" : "NO"});
+        table.add_row(std::move(cells));
+    }
+    table.print(std::cout);
+
+    const std::span<const Run> workload_runs = std::span(runs).subspan(first);
+    const auto names = extra_names(workload_runs);
+    if (names.empty()) {
+        return;
+    }
+    std::cout << "\n  " << info.name << "'s own figures\n";
+    std::vector<Table::Column> columns{{"device"}, {"variant"}};
+    for (const auto& name : names) {
+        columns.push_back({name, Align::right});
+    }
+    Table extras(std::move(columns));
+    for (const auto& run : workload_runs) {
+        if (run.measurement.extras.empty()) {
+            continue;
+        }
+        std::vector<std::string> cells{run.job.label, run.job.variant};
+        for (const auto& name : names) {
+            const auto value = extra(run.measurement, name);
+            cells.push_back(value ? format::figure(*value) : "-");
+        }
+        extras.add_row(std::move(cells));
+    }
+    extras.print(std::cout);
+}
+
+void print_pairs_table(const std::vector<ApiPair>& pairs)
+{
+    std::cout << "\nOne GPU through both APIs: OpenCL time / CUDA time, medians, [interval from the quartiles];\n"
+                 "parity where the interval holds 1 (above 1: OpenCL is slower)\n";
+    Table table({{"GPU"},
+                 {"PCI bus id"},
+                 {"workload"},
+                 {"variant"},
+                 {"CUDA"},
+                 {"OpenCL"},
+                 {"kernel", Table::Align::right},
+                 {""},
+                 {"total", Table::Align::right},
+                 {""}});
+    for (const auto& pair : pairs) {
+        table.add_row({pair.gpu, pair.pci_bus_id, pair.workload, pair.variant, pair.cuda_label, pair.opencl_label,
+                       format::ratio(pair.kernel), format::ratio_verdict(pair.kernel), format::ratio(pair.total),
+                       format::ratio_verdict(pair.total)});
+    }
+    table.print(std::cout);
+}
+
+void print_bench_table(const Benchmark& bench)
+{
+    std::string unit = "rate";
+    for (const auto& point : bench.points) {
+        if (point.measured()) {
+            unit = rate_unit(point.unit);
+            break;
+        }
+    }
+    std::cout << "\n"
+              << bench.info.name << ": median of " << format::count(bench.repeats, "repeat") << " after "
+              << format::count(bench.warmup, "warm-up run") << ", each column's median taken on its own (a row's "
+              << "figures may come from different repeats); spread = (max - min) / median of the kernel time\n";
+    using Align = Table::Align;
+    std::vector<Table::Column> columns{{"variant"}, {"device"}};
+    for (const auto& sweep : bench.sweeps) {
+        const auto parameter = std::find_if(bench.info.parameters.begin(), bench.info.parameters.end(),
+                                            [&](const WorkloadParameter& p) { return p.name == sweep.parameter; });
+        columns.push_back(
+            {sweep.parameter, parameter->type == WorkloadParameter::Type::choice ? Align::left : Align::right});
+    }
+    for (const char* header : {"kernel ms", "spread", "total ms"}) {
+        columns.push_back({header, Align::right});
+    }
+    columns.push_back({unit, Align::right});
+    columns.push_back({"max error", Align::right});
+    columns.push_back({"status"});
+    Table table(std::move(columns));
+    for (const auto& point : bench.points) {
+        std::vector<std::string> cells{point.job.variant, point.job.label};
+        for (const auto& sweep : bench.sweeps) {
+            cells.push_back(point.job.settings.values().at(sweep.parameter));
+        }
+        if (point.status == Status::unsupported || point.status == Status::failed) {
+            table.add_row_with_text(std::move(cells), to_string(point.status) + ": " + headline(point.reason, 120));
+            continue;
+        }
+        cells.insert(cells.end(),
+                     {format::milliseconds(workload::summarize(point.kernel_ms).median), spread(point.kernel_ms),
+                      format::milliseconds(workload::summarize(point.total_ms).median),
+                      format::rate(workload::summarize(point.rate).median), format::error(point.max_error),
+                      point.status == Status::ok ? "ok" : "WRONG"});
+        table.add_row(std::move(cells));
+    }
+    table.print(std::cout);
+    if (std::any_of(bench.points.begin(), bench.points.end(), [](const Point& point) { return point.overlapped; })) {
+        std::cout << "\n" << overlap_note << "\n";
+    }
+}
+
+} // namespace duet::cli
