@@ -41,7 +41,8 @@ std::string_view image(duet::ProgramFormat format)
             return candidate.data;
         }
     }
-    std::fprintf(stderr, "this build did not embed the empty kernel as %s\n", std::string(duet::to_string(format)).c_str());
+    std::fprintf(stderr, "this build did not embed the empty kernel as %s\n",
+                 std::string(duet::to_string(format)).c_str());
     std::exit(1);
 }
 
@@ -116,8 +117,8 @@ int main(int argc, char** argv)
         }
         const double raw_us = duet::bench::median(raw_rounds);
         const double duet_us = duet::bench::median(duet_rounds);
-        std::printf("%-10s %-34.34s %10.3f %10.3f %10.3f\n", device.selector().c_str(), device.properties().name.c_str(),
-                    raw_us, duet_us, duet_us - raw_us);
+        std::printf("%-10s %-34.34s %10.3f %10.3f %10.3f\n", device.selector().c_str(),
+                    device.properties().name.c_str(), raw_us, duet_us, duet_us - raw_us);
     }
     return 0;
 }

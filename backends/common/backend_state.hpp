@@ -14,8 +14,7 @@
 
 namespace duet::backend {
 
-template <class Device>
-struct BackendState {
+template <class Device> struct BackendState {
     std::mutex init_mutex;
     std::atomic<bool> ready{false};
     std::vector<std::unique_ptr<Device>> devices;
@@ -41,8 +40,7 @@ struct BackendState {
 };
 
 /// The process's one `State`, made on first use and never destroyed (see above).
-template <class State>
-State& process_state()
+template <class State> State& process_state()
 {
     static State* const state = new State;
     return *state;

@@ -64,8 +64,7 @@ struct Extension {
 };
 
 /// Runs `body` and reports how it ended; every ABI slot of a backend is one call to this.
-template <class Body>
-duet_status guard(Body&& body) noexcept
+template <class Body> duet_status guard(Body&& body) noexcept
 {
     try {
         body();
@@ -83,8 +82,7 @@ duet_status guard(Body&& body) noexcept
 }
 
 /// Copies `text` into a fixed-size char field of duet_device_properties, always terminated.
-template <std::size_t N>
-void copy_text(char (&field)[N], const std::string& text)
+template <std::size_t N> void copy_text(char (&field)[N], const std::string& text)
 {
     const std::size_t n = text.size() < N - 1 ? text.size() : N - 1;
     text.copy(field, n);

@@ -17,8 +17,10 @@ struct Backend : BackendState<duet_device_s> {
     Driver driver;
 };
 
-Backend& backend() { return process_state<Backend>(); }
-
+Backend& backend()
+{
+    return process_state<Backend>();
+}
 
 /// dlopen's libcuda.so.1 and resolves every function of DUET_CUDA_DRIVER_FUNCTIONS.
 Driver load_driver()
@@ -42,8 +44,9 @@ Driver load_driver()
             fail(DUET_ERROR_UNAVAILABLE,
                  std::string("the NVIDIA driver lacks ") + symbol + " for CUDA " + std::to_string(CUDA_VERSION / 1000) +
                      "." + std::to_string(CUDA_VERSION % 1000 / 10) +
-                     (found == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? ": the driver is older than the toolkit duet was built with"
-                                                                          : ""),
+                     (found == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                          ? ": the driver is older than the toolkit duet was built with"
+                          : ""),
                  "cuGetProcAddress", code);
     };
 #define DUET_RESOLVE(name) resolve(#name, reinterpret_cast<void**>(&loaded.name));
@@ -61,7 +64,10 @@ int attribute(const duet_device_s& device, CUdevice_attribute which)
 
 /// The attributes listed in device_raw_properties, under their enum names.
 constexpr std::pair<CUdevice_attribute, const char*> listed_attributes[] = {
-#define DUET_ATTRIBUTE(name) {CU_DEVICE_ATTRIBUTE_##name, "CU_DEVICE_ATTRIBUTE_" #name}
+#define DUET_ATTRIBUTE(name)                                                                                           \
+    {                                                                                                                  \
+        CU_DEVICE_ATTRIBUTE_##name, "CU_DEVICE_ATTRIBUTE_" #name                                                       \
+    }
     DUET_ATTRIBUTE(COMPUTE_CAPABILITY_MAJOR),
     DUET_ATTRIBUTE(COMPUTE_CAPABILITY_MINOR),
     DUET_ATTRIBUTE(MULTIPROCESSOR_COUNT),
@@ -118,9 +124,15 @@ std::string version_text(int version)
 
 } // namespace
 
-BackendState<duet_device_s>& state() { return backend(); }
+BackendState<duet_device_s>& state()
+{
+    return backend();
+}
 
-const Driver& driver() { return backend().driver; }
+const Driver& driver()
+{
+    return backend().driver;
+}
 
 duet_status initialize()
 {

@@ -82,7 +82,8 @@ duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preferenc
             config = CU_FUNC_CACHE_PREFER_EQUAL;
             break;
         default:
-            fail(DUET_ERROR_INVALID_ARGUMENT, "unknown cache preference " + std::to_string(static_cast<int>(preference)));
+            fail(DUET_ERROR_INVALID_ARGUMENT,
+                 "unknown cache preference " + std::to_string(static_cast<int>(preference)));
         }
         ContextScope scope(*kernel->device);
         check(driver().cuFuncSetCacheConfig(kernel->function, config), "cuFuncSetCacheConfig");

@@ -68,9 +68,8 @@ std::string compile(const duet_device_s& device, const std::string& source, cons
     const Nvrtc& api = nvrtc();
     nvrtcProgram program = nullptr;
     check_nvrtc(api.create(&program, source.c_str(), "duet_program.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
-    const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(&program, [](nvrtcProgram* p) {
-        nvrtc().destroy(p);
-    });
+    const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(&program,
+                                                                       [](nvrtcProgram* p) { nvrtc().destroy(p); });
 
     std::vector<std::string> words{"--gpu-architecture=sm_" + std::to_string(device.compute_major) +
                                        std::to_string(device.compute_minor),
@@ -156,8 +155,8 @@ duet_status program_create(duet_device device, duet_program_format format, const
         if (loaded == CUDA_ERROR_NO_BINARY_FOR_GPU || loaded == CUDA_ERROR_INVALID_IMAGE)
             fail_native(loaded, "cuModuleLoadData",
                         "the binary holds no code this GPU (sm_" + std::to_string(device->compute_major) +
-                            std::to_string(device->compute_minor) + ") can run, nor PTX for it (" +
-                            error_name(loaded) + ")");
+                            std::to_string(device->compute_minor) + ") can run, nor PTX for it (" + error_name(loaded) +
+                            ")");
         check(loaded, "cuModuleLoadData");
         created->kernel_names = kernel_names(created->module);
         *program = created.release();

@@ -45,9 +45,9 @@ void set_device(CUDA_MEMCPY3D& copy, bool source, CUdeviceptr pointer)
 
 [[noreturn]] void fail_argument_count(const duet_kernel_s& kernel, std::uint32_t given)
 {
-    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " + std::to_string(kernel.param_sizes.size()) +
-                                          " arguments; " + std::to_string(given) +
-                                          " were given (a LocalMemory argument is not a CUDA kernel parameter)");
+    fail(DUET_ERROR_INVALID_ARGUMENT,
+         "kernel '" + kernel.name + "' takes " + std::to_string(kernel.param_sizes.size()) + " arguments; " +
+             std::to_string(given) + " were given (a LocalMemory argument is not a CUDA kernel parameter)");
 }
 
 /// Raises the kernel's dynamic shared memory limit past the default 48 KiB when a launch asks.
@@ -135,10 +135,9 @@ duet_status queue_fill(duet_queue queue, duet_buffer dst, std::size_t offset, st
             for (std::size_t word = 0; word < pattern_size / 4; ++word) {
                 unsigned int value = 0;
                 std::memcpy(&value, static_cast<const unsigned char*>(pattern) + 4 * word, 4);
-                const CUresult code =
-                    pattern_size == 4
-                        ? driver().cuMemsetD32Async(start, value, count, queue->stream)
-                        : driver().cuMemsetD2D32Async(start + 4 * word, pattern_size, value, 1, count, queue->stream);
+                const CUresult code = pattern_size == 4 ? driver().cuMemsetD32Async(start, value, count, queue->stream)
+                                                        : driver().cuMemsetD2D32Async(start + 4 * word, pattern_size,
+                                                                                      value, 1, count, queue->stream);
                 check(code, pattern_size == 4 ? "cuMemsetD32Async" : "cuMemsetD2D32Async");
             }
         }
@@ -213,7 +212,8 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
                 break;
             default:
                 fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel->name +
-                                                      "' has unknown kind " + std::to_string(static_cast<int>(arg.kind)));
+                                                      "' has unknown kind " +
+                                                      std::to_string(static_cast<int>(arg.kind)));
             }
             if (kernel->params_known) {
                 if (param_count >= kernel->param_sizes.size())

@@ -24,8 +24,7 @@ constexpr cl_device_info pci_domain_id_nv = 0x400A;
 // OpenCL 3.0 names it; a 1.2 target does not.
 constexpr cl_device_info preferred_work_group_size_multiple = 0x1067;
 
-template <class T>
-T device_info(cl_device_id device, cl_device_info param)
+template <class T> T device_info(cl_device_id device, cl_device_info param)
 {
     return info<T>(clGetDeviceInfo, device, param, "clGetDeviceInfo");
 }
@@ -60,16 +59,15 @@ std::vector<cl_platform_id> platform_ids()
     return platforms;
 }
 
-std::unique_ptr<duet_device_s> open_device(cl_platform_id platform, const std::string& platform_name,
-                                           cl_device_id id)
+std::unique_ptr<duet_device_s> open_device(cl_platform_id platform, const std::string& platform_name, cl_device_id id)
 {
     auto device = std::make_unique<duet_device_s>();
     device->platform = platform;
     device->id = id;
     device->platform_name = platform_name;
 
-    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
-                                                reinterpret_cast<cl_context_properties>(platform), 0};
+    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform),
+                                                0};
     cl_int code = CL_SUCCESS;
     device->context = clCreateContext(properties, 1, &id, nullptr, nullptr, &code);
     check(code, "clCreateContext");
@@ -144,9 +142,8 @@ constexpr Named queue_properties[] = {{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "
                                       {CL_QUEUE_PROFILING_ENABLE, "PROFILING_ENABLE"},
                                       {1 << 2, "ON_DEVICE"},
                                       {1 << 3, "ON_DEVICE_DEFAULT"}};
-constexpr Named cache_types[] = {{CL_NONE, "NONE"},
-                                 {CL_READ_ONLY_CACHE, "READ_ONLY_CACHE"},
-                                 {CL_READ_WRITE_CACHE, "READ_WRITE_CACHE"}};
+constexpr Named cache_types[] = {
+    {CL_NONE, "NONE"}, {CL_READ_ONLY_CACHE, "READ_ONLY_CACHE"}, {CL_READ_WRITE_CACHE, "READ_WRITE_CACHE"}};
 constexpr Named local_memory_types[] = {{CL_NONE, "NONE"}, {CL_LOCAL, "LOCAL"}, {CL_GLOBAL, "GLOBAL"}};
 constexpr Named partition_properties[] = {{CL_DEVICE_PARTITION_EQUALLY, "EQUALLY"},
                                           {CL_DEVICE_PARTITION_BY_COUNTS, "BY_COUNTS"},
@@ -157,10 +154,8 @@ constexpr Named affinity_domains[] = {{CL_DEVICE_AFFINITY_DOMAIN_NUMA, "NUMA"},
                                       {CL_DEVICE_AFFINITY_DOMAIN_L2_CACHE, "L2_CACHE"},
                                       {CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE, "L1_CACHE"},
                                       {CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE, "NEXT_PARTITIONABLE"}};
-constexpr Named svm_capabilities[] = {{1 << 0, "COARSE_GRAIN_BUFFER"},
-                                      {1 << 1, "FINE_GRAIN_BUFFER"},
-                                      {1 << 2, "FINE_GRAIN_SYSTEM"},
-                                      {1 << 3, "ATOMICS"}};
+constexpr Named svm_capabilities[] = {
+    {1 << 0, "COARSE_GRAIN_BUFFER"}, {1 << 1, "FINE_GRAIN_BUFFER"}, {1 << 2, "FINE_GRAIN_SYSTEM"}, {1 << 3, "ATOMICS"}};
 
 // Every OpenCL 1.2 device query with a meaningful value, then a few of 2.x and 3.0 by number.
 // A query the device does not answer is left out of the list.
@@ -256,13 +251,14 @@ constexpr RawQuery nv_queries[] = {
 };
 
 constexpr std::pair<const char*, cl_platform_info> platform_queries[] = {
-    {"CL_PLATFORM_NAME", CL_PLATFORM_NAME},       {"CL_PLATFORM_VENDOR", CL_PLATFORM_VENDOR},
-    {"CL_PLATFORM_VERSION", CL_PLATFORM_VERSION}, {"CL_PLATFORM_PROFILE", CL_PLATFORM_PROFILE},
+    {"CL_PLATFORM_NAME", CL_PLATFORM_NAME},
+    {"CL_PLATFORM_VENDOR", CL_PLATFORM_VENDOR},
+    {"CL_PLATFORM_VERSION", CL_PLATFORM_VERSION},
+    {"CL_PLATFORM_PROFILE", CL_PLATFORM_PROFILE},
     {"CL_PLATFORM_EXTENSIONS", CL_PLATFORM_EXTENSIONS},
 };
 
-template <class T>
-T element(const std::vector<unsigned char>& bytes, std::size_t index)
+template <class T> T element(const std::vector<unsigned char>& bytes, std::size_t index)
 {
     T value;
     std::memcpy(&value, bytes.data() + index * sizeof(T), sizeof(T));
@@ -318,8 +314,7 @@ std::optional<std::string> format(const RawQuery& query, const std::vector<unsig
         return holds(sizeof(cl_bitfield)) ? std::optional(flag_names(element<cl_bitfield>(bytes, 0), query.names))
                                           : std::nullopt;
     case Shape::choice:
-        return holds(sizeof(cl_uint)) ? std::optional(name_of(element<cl_uint>(bytes, 0), query.names))
-                                      : std::nullopt;
+        return holds(sizeof(cl_uint)) ? std::optional(name_of(element<cl_uint>(bytes, 0), query.names)) : std::nullopt;
     case Shape::sizes: {
         std::string text;
         for (std::size_t i = 0; i < bytes.size() / sizeof(std::size_t); ++i)
@@ -353,7 +348,10 @@ void report(cl_device_id device, std::span<const RawQuery> queries, duet_propert
 
 } // namespace
 
-BackendState<duet_device_s>& state() { return process_state<BackendState<duet_device_s>>(); }
+BackendState<duet_device_s>& state()
+{
+    return process_state<BackendState<duet_device_s>>();
+}
 
 duet_status initialize()
 {
@@ -384,8 +382,8 @@ duet_status initialize()
                 devices.push_back(open_device(platform, name, id));
         }
         if (devices.empty())
-            fail(DUET_ERROR_UNAVAILABLE, "OpenCL platforms were found but no device" + why_no_devices,
-                 "clGetDeviceIDs", CL_DEVICE_NOT_FOUND, error_name(CL_DEVICE_NOT_FOUND));
+            fail(DUET_ERROR_UNAVAILABLE, "OpenCL platforms were found but no device" + why_no_devices, "clGetDeviceIDs",
+                 CL_DEVICE_NOT_FOUND, error_name(CL_DEVICE_NOT_FOUND));
 
         state.devices = std::move(devices);
         state.version = std::move(version);

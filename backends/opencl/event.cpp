@@ -7,8 +7,8 @@ namespace {
 cl_ulong end_time(const duet_event_s& event)
 {
     cl_ulong nanoseconds = 0;
-    const cl_int code = clGetEventProfilingInfo(event.event, CL_PROFILING_COMMAND_END, sizeof nanoseconds,
-                                                &nanoseconds, nullptr);
+    const cl_int code =
+        clGetEventProfilingInfo(event.event, CL_PROFILING_COMMAND_END, sizeof nanoseconds, &nanoseconds, nullptr);
     if (code == CL_PROFILING_INFO_NOT_AVAILABLE)
         fail_native(code, "clGetEventProfilingInfo",
                     "no device time for this event (CL_PROFILING_INFO_NOT_AVAILABLE): it has not completed yet");

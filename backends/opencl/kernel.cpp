@@ -13,12 +13,11 @@ namespace {
     std::string listed = program.kernel_names.empty() ? "none" : program.kernel_names;
     for (std::size_t at = listed.find(';'); at != std::string::npos; at = listed.find(';', at))
         listed.replace(at, 1, ", ");
-    fail(DUET_ERROR_NOT_FOUND, std::string("no kernel '") + name + "' in program; it has: " + listed,
-         "clCreateKernel", code, error_name(code));
+    fail(DUET_ERROR_NOT_FOUND, std::string("no kernel '") + name + "' in program; it has: " + listed, "clCreateKernel",
+         code, error_name(code));
 }
 
-template <class T>
-T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param)
+template <class T> T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param)
 {
     T value{};
     check(clGetKernelWorkGroupInfo(kernel, device, param, sizeof value, &value, nullptr), "clGetKernelWorkGroupInfo");

@@ -64,8 +64,8 @@ duet_status host_alloc(duet_device device, std::size_t bytes, duet_host_memory_k
         auto host = std::make_unique<duet_host_memory_s>();
         host->device = device;
         cl_int code = CL_SUCCESS;
-        host->memory = clCreateBuffer(device->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, nullptr,
-                                      &code);
+        host->memory =
+            clCreateBuffer(device->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, nullptr, &code);
         check(code, "clCreateBuffer");
         host->mapped = clEnqueueMapBuffer(device->mapping_queue, host->memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                           bytes, 0, nullptr, nullptr, &code);

@@ -23,8 +23,7 @@ namespace {
 constexpr std::string_view binary_magic = "duet-opencl-program";
 constexpr std::uint32_t binary_version = 1;
 
-template <class T>
-void put_integer(std::string& out, T value)
+template <class T> void put_integer(std::string& out, T value)
 {
     for (std::size_t byte = 0; byte < sizeof(T); ++byte)
         out.push_back(static_cast<char>((value >> (8 * byte)) & 0xff));
@@ -58,8 +57,7 @@ public:
         return taken;
     }
 
-    template <class T>
-    T integer(const std::string& what)
+    template <class T> T integer(const std::string& what)
     {
         const std::string_view raw = take(sizeof(T), what);
         T value = 0;
@@ -143,8 +141,7 @@ RecordedBinary read_binary(std::string_view blob)
 }
 
 /// The program's kernels as the driver sees them, each created for a moment.
-template <class Visit>
-void for_each_kernel(const duet_program_s& program, Visit&& visit)
+template <class Visit> void for_each_kernel(const duet_program_s& program, Visit&& visit)
 {
     std::string_view names = program.kernel_names;
     while (!names.empty()) {

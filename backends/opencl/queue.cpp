@@ -16,16 +16,14 @@ struct RectGeometry {
 
 RectGeometry geometry(const duet_rect_side& side)
 {
-    return {{side.origin_bytes, side.origin_row, side.origin_slice},
-            side.row_pitch,
-            side.row_pitch * side.rows_per_slice};
+    return {
+        {side.origin_bytes, side.origin_row, side.origin_slice}, side.row_pitch, side.row_pitch * side.rows_per_slice};
 }
 
 [[noreturn]] void fail_argument_count(const duet_kernel_s& kernel, std::uint32_t given)
 {
-    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " +
-                                          std::to_string(kernel.arguments.count) + " arguments; " +
-                                          std::to_string(given) + " were given");
+    fail(DUET_ERROR_INVALID_ARGUMENT, "kernel '" + kernel.name + "' takes " + std::to_string(kernel.arguments.count) +
+                                          " arguments; " + std::to_string(given) + " were given");
 }
 
 duet_arg_kind kind_taken(cl_kernel_arg_address_qualifier qualifier)
@@ -87,8 +85,8 @@ void check_argument_kinds(const duet_kernel_s& kernel, const duet_kernel_arg* ar
 /// the driver ran out of memory.
 [[noreturn]] void fail_argument(const duet_kernel_s& kernel, std::uint32_t index, cl_int code)
 {
-    const bool bad_argument = code == CL_INVALID_ARG_INDEX || code == CL_INVALID_ARG_VALUE ||
-                              code == CL_INVALID_ARG_SIZE;
+    const bool bad_argument =
+        code == CL_INVALID_ARG_INDEX || code == CL_INVALID_ARG_VALUE || code == CL_INVALID_ARG_SIZE;
     fail(bad_argument ? DUET_ERROR_INVALID_ARGUMENT : status_of(code),
          "argument " + std::to_string(index) + " of kernel '" + kernel.name + "' was refused: " + error_name(code) +
              " (" + std::to_string(code) + ")",
@@ -148,8 +146,7 @@ duet_status queue_fill(duet_queue queue, duet_buffer dst, std::size_t offset, st
                        std::size_t pattern_size)
 {
     return guard([&] {
-        check(clEnqueueFillBuffer(queue->queue, dst->memory, pattern, pattern_size, offset, bytes, 0, nullptr,
-                                  nullptr),
+        check(clEnqueueFillBuffer(queue->queue, dst->memory, pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
               "clEnqueueFillBuffer");
     });
 }
@@ -162,8 +159,8 @@ duet_status queue_write_rect(duet_queue queue, duet_buffer dst, const duet_rect_
         const RectGeometry host = geometry(*src_side);
         const std::size_t region[3] = {extent->width_bytes, extent->height, extent->depth};
         check(clEnqueueWriteBufferRect(queue->queue, dst->memory, CL_FALSE, buffer.origin, host.origin, region,
-                                       buffer.row_pitch, buffer.slice_pitch, host.row_pitch, host.slice_pitch, src,
-                                       0, nullptr, nullptr),
+                                       buffer.row_pitch, buffer.slice_pitch, host.row_pitch, host.slice_pitch, src, 0,
+                                       nullptr, nullptr),
               "clEnqueueWriteBufferRect");
     });
 }

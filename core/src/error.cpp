@@ -24,11 +24,8 @@ std::string describe(const std::string& backend, const std::string& call, std::i
 
 Error::Error(std::string backend, std::string call, std::int64_t native_code, std::string native_name,
              std::string message)
-    : std::runtime_error(describe(backend, call, native_code, native_name, message)),
-      backend_(std::move(backend)),
-      call_(std::move(call)),
-      native_code_(native_code),
-      native_name_(std::move(native_name)),
+    : std::runtime_error(describe(backend, call, native_code, native_name, message)), backend_(std::move(backend)),
+      call_(std::move(call)), native_code_(native_code), native_name_(std::move(native_name)),
       message_(std::move(message))
 {
 }
@@ -47,8 +44,8 @@ void Backend::raise(duet_status status) const
         api_.last_error(&detail);
     }
     const auto make = [&]<class E>() {
-        return E(name_, detail.call ? detail.call : "", detail.native_code, detail.native_name ? detail.native_name : "",
-                 detail.message ? detail.message : "");
+        return E(name_, detail.call ? detail.call : "", detail.native_code,
+                 detail.native_name ? detail.native_name : "", detail.message ? detail.message : "");
     };
     switch (status) {
     case DUET_ERROR_INVALID_ARGUMENT:

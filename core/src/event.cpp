@@ -5,7 +5,6 @@
 
 namespace duet {
 
-
 void Event::wait() const
 {
     const auto& event = detail::live(state_, "Event::wait", "Event");
@@ -29,8 +28,8 @@ double elapsed_ms(const Event& start, const Event& end)
                                       "the two events belong to different devices, whose clocks differ");
     }
     double milliseconds = 0;
-    from.device->check(from.device->backend->require(from.device->api().event_elapsed_ms, "event timing")(
-        from.handle, to.handle, &milliseconds));
+    from.device->check(from.device->backend->require(from.device->api().event_elapsed_ms,
+                                                     "event timing")(from.handle, to.handle, &milliseconds));
     return milliseconds;
 }
 

@@ -27,8 +27,14 @@ std::string_view to_string(HostMemoryKind kind)
     return "unknown";
 }
 
-std::size_t RawBuffer::bytes() const { return state_ ? state_->bytes : 0; }
-Device RawBuffer::device() const { return Device(detail::live(state_, "RawBuffer::device", "RawBuffer").device); }
+std::size_t RawBuffer::bytes() const
+{
+    return state_ ? state_->bytes : 0;
+}
+Device RawBuffer::device() const
+{
+    return Device(detail::live(state_, "RawBuffer::device", "RawBuffer").device);
+}
 
 void* RawBuffer::native() const
 {
@@ -38,9 +44,18 @@ void* RawBuffer::native() const
     return native;
 }
 
-void* HostBuffer::data() const { return state_ ? state_->data : nullptr; }
-std::size_t HostBuffer::bytes() const { return state_ ? state_->bytes : 0; }
-HostMemoryKind HostBuffer::kind() const { return detail::live(state_, "HostBuffer::kind", "HostBuffer").kind; }
+void* HostBuffer::data() const
+{
+    return state_ ? state_->data : nullptr;
+}
+std::size_t HostBuffer::bytes() const
+{
+    return state_ ? state_->bytes : 0;
+}
+HostMemoryKind HostBuffer::kind() const
+{
+    return detail::live(state_, "HostBuffer::kind", "HostBuffer").kind;
+}
 
 RawBuffer HostBuffer::device_buffer() const
 {
@@ -54,8 +69,8 @@ RawBuffer HostBuffer::device_buffer() const
     buffer->device = device;
     buffer->bytes = state_->bytes;
     buffer->aliased = state_;
-    device->check(device->backend->require(device->api().host_device_buffer, "device views of host memory")(
-        state_->handle, &buffer->handle));
+    device->check(device->backend->require(device->api().host_device_buffer,
+                                           "device views of host memory")(state_->handle, &buffer->handle));
     return RawBuffer(std::move(buffer));
 }
 

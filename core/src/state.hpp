@@ -40,8 +40,7 @@ public:
         }
     }
     /// Throws Unsupported naming `what` when the backend left that slot empty.
-    template <class Slot>
-    Slot require(Slot slot, const char* what) const
+    template <class Slot> Slot require(Slot slot, const char* what) const
     {
         if (slot == nullptr) {
             unsupported(what);
@@ -65,15 +64,13 @@ private:
 };
 
 /// A core-side failure (bad argument, unknown name) in the same shape as a backend's.
-template <class E>
-[[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
+template <class E> [[noreturn]] void fail(const std::string& backend, const char* call, std::string message)
 {
     throw E(backend, call, 0, "", std::move(message));
 }
 
 /// The state behind a public handle; InvalidArgument when the handle is empty (default-constructed).
-template <class State>
-const State& live(const std::shared_ptr<State>& state, const char* call, const char* type)
+template <class State> const State& live(const std::shared_ptr<State>& state, const char* call, const char* type)
 {
     if (!state) {
         fail<InvalidArgument>("duet", call, std::string("an empty ") + type + " (default-constructed, or moved from)");

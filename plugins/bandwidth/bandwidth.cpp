@@ -11,8 +11,8 @@ namespace duet::bandwidth {
 
 const std::vector<std::string>& variants()
 {
-    static const std::vector<std::string> names{"pinned", "pageable", "write_combined", "registered", "mapped",
-                                                "device"};
+    static const std::vector<std::string> names{"pinned",     "pageable", "write_combined",
+                                                "registered", "mapped",   "device"};
     return names;
 }
 

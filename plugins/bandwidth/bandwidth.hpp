@@ -35,8 +35,7 @@ private:
 /// reached: a backend other than OpenCL and CUDA, or a CUDA driver that cannot be opened.
 std::function<void()> raw_write(const Device& device, Queue& queue, const RawBuffer& dst, const void* src,
                                 std::size_t bytes);
-std::function<void()> raw_read(const Device& device, Queue& queue, void* dst, const RawBuffer& src,
-                               std::size_t bytes);
+std::function<void()> raw_read(const Device& device, Queue& queue, void* dst, const RawBuffer& src, std::size_t bytes);
 
 /// Bytes in 1..255 drawn from `seed`: never zero, the value destinations are poisoned with.
 std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed);

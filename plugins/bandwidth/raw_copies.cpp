@@ -25,7 +25,8 @@ const CudaDriver* cuda_driver()
     static const CudaDriver driver = [] {
         CudaDriver loaded;
         if (void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-            loaded.ctx_set_current = reinterpret_cast<decltype(loaded.ctx_set_current)>(dlsym(library, "cuCtxSetCurrent"));
+            loaded.ctx_set_current =
+                reinterpret_cast<decltype(loaded.ctx_set_current)>(dlsym(library, "cuCtxSetCurrent"));
             loaded.memcpy_htod_async =
                 reinterpret_cast<decltype(loaded.memcpy_htod_async)>(dlsym(library, "cuMemcpyHtoDAsync_v2"));
             loaded.memcpy_dtoh_async =

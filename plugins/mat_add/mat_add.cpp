@@ -32,8 +32,8 @@ std::uint32_t checked_pitch(const std::string& backend, const PitchedBuffer<floa
         }
     }
     if (a.pitch() % sizeof(float) != 0) {
-        throw InvalidArgument(backend, call, 0, "", "pitch " + std::to_string(a.pitch()) +
-                                                        " bytes is not a whole number of floats");
+        throw InvalidArgument(backend, call, 0, "",
+                              "pitch " + std::to_string(a.pitch()) + " bytes is not a whole number of floats");
     }
     constexpr std::size_t limit = std::numeric_limits<std::uint32_t>::max();
     if (a.pitch() / sizeof(float) > limit || a.height() > limit || a.depth() > limit) {

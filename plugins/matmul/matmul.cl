@@ -50,9 +50,8 @@ void matmul_tiled(const uint tile, __local float* a_tile, __local float* b_tile,
 
 // One entry point per tile size. reqd_work_group_size tells the compiler the exact work-group.
 __kernel __attribute__((reqd_work_group_size(8, 8, 1))) void matmul_tiled8(__global const float* a,
-                                                                           __global const float* b,
-                                                                           __global float* c, const uint m,
-                                                                           const uint n, const uint k)
+                                                                           __global const float* b, __global float* c,
+                                                                           const uint m, const uint n, const uint k)
 {
     __local float a_tile[8 * 8];
     __local float b_tile[8 * 8];

@@ -61,8 +61,8 @@ Launcher::Launcher(const Device& device, const std::string& variant)
     const std::size_t threads = block_edge_ * block_edge_;
     if (kernel_.max_block_size() < threads) {
         throw Unsupported(device.backend(), "matmul::Launcher", 0, "",
-                          variant + " runs in blocks of " + std::to_string(threads) + " threads; " +
-                              device.selector() + " launches " + found->entry + " with at most " +
+                          variant + " runs in blocks of " + std::to_string(threads) + " threads; " + device.selector() +
+                              " launches " + found->entry + " with at most " +
                               std::to_string(kernel_.max_block_size()));
     }
 }

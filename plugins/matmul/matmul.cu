@@ -51,20 +51,20 @@ __device__ void matmul_tiled(const float* a, const float* b, float* c, unsigned 
 
 // One entry point per tile size, compiled offline into the fatbin: no NVRTC at run time. The
 // launch bounds tell nvcc the exact block size, so it may use registers as freely as that allows.
-extern "C" __global__ void __launch_bounds__(8 * 8) matmul_tiled8(const float* a, const float* b, float* c,
-                                                                  unsigned int m, unsigned int n, unsigned int k)
+extern "C" __global__ void __launch_bounds__(8 * 8)
+    matmul_tiled8(const float* a, const float* b, float* c, unsigned int m, unsigned int n, unsigned int k)
 {
     matmul_tiled<8>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(16 * 16) matmul_tiled16(const float* a, const float* b, float* c,
-                                                                     unsigned int m, unsigned int n, unsigned int k)
+extern "C" __global__ void __launch_bounds__(16 * 16)
+    matmul_tiled16(const float* a, const float* b, float* c, unsigned int m, unsigned int n, unsigned int k)
 {
     matmul_tiled<16>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(32 * 32) matmul_tiled32(const float* a, const float* b, float* c,
-                                                                     unsigned int m, unsigned int n, unsigned int k)
+extern "C" __global__ void __launch_bounds__(32 * 32)
+    matmul_tiled32(const float* a, const float* b, float* c, unsigned int m, unsigned int n, unsigned int k)
 {
     matmul_tiled<32>(a, b, c, m, n, k);
 }

@@ -28,8 +28,14 @@ void ikj_row(std::span<const float> a, std::span<const float> b, std::size_t row
     }
 }
 
-double same(float value) { return value; }
-double magnitude(float value) { return std::abs(value); }
+double same(float value)
+{
+    return value;
+}
+double magnitude(float value)
+{
+    return std::abs(value);
+}
 
 } // namespace
 
@@ -85,7 +91,10 @@ double max_error(std::span<const float> c, std::span<const double> want, std::sp
     return worst;
 }
 
-double tolerance(const Shape& shape) { return 4.0 * static_cast<double>(shape.k) * std::ldexp(1.0, -24); }
+double tolerance(const Shape& shape)
+{
+    return 4.0 * static_cast<double>(shape.k) * std::ldexp(1.0, -24);
+}
 
 std::string tolerance_reason(bool sampled)
 {

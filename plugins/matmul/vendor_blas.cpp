@@ -64,7 +64,8 @@ VendorBlas::VendorBlas(const Device& device) : backend_(device.backend())
 #endif
     } else if (backend_ == "opencl") {
 #ifndef DUET_MATMUL_CLBLAST
-        missing(backend_, "CLBlast", "CLBlast was not found at configure time: Debian's libclblast-dev, or -DCLBlast_DIR");
+        missing(backend_, "CLBlast",
+                "CLBlast was not found at configure time: Debian's libclblast-dev, or -DCLBlast_DIR");
 #endif
     } else {
         missing(backend_, "a vendor BLAS", "duet knows cuBLAS for CUDA and CLBlast for OpenCL");
@@ -93,11 +94,11 @@ void VendorBlas::multiply([[maybe_unused]] Queue& queue, [[maybe_unused]] const 
         check_cuda(cudaSetDevice(cuda_ordinal_), "cudaSetDevice");
         check_cublas(cublasSetStream(handle, static_cast<cudaStream_t>(queue.native())), "cublasSetStream");
         // Column-major, a row-major m × n matrix is its n × m transpose: Cᵀ = Bᵀ·Aᵀ.
-        check_cublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(shape.n),
-                                 static_cast<int>(shape.m), static_cast<int>(shape.k), &alpha,
-                                 static_cast<const float*>(b.native()), static_cast<int>(shape.n),
-                                 static_cast<const float*>(a.native()), static_cast<int>(shape.k), &beta,
-                                 static_cast<float*>(c.native()), static_cast<int>(shape.n)),
+        check_cublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(shape.n), static_cast<int>(shape.m),
+                                 static_cast<int>(shape.k), &alpha, static_cast<const float*>(b.native()),
+                                 static_cast<int>(shape.n), static_cast<const float*>(a.native()),
+                                 static_cast<int>(shape.k), &beta, static_cast<float*>(c.native()),
+                                 static_cast<int>(shape.n)),
                      "cublasSgemm");
         return;
     }

@@ -64,8 +64,8 @@ void write_means(__global float* restrict out, __local const float* tile, const 
 // from global memory once, in coalesced rows; the 2R+1 reads per output hit local memory.
 // Tile positions outside [0, n) are never loaded from `in`, and no output reads them: the
 // outputs that would need them are the copied-through ends.
-__kernel void stencil1d_shared(__global const float* restrict in, __global float* restrict out,
-                               __local float* tile, const uint n, const uint radius)
+__kernel void stencil1d_shared(__global const float* restrict in, __global float* restrict out, __local float* tile,
+                               const uint n, const uint radius)
 {
     const uint lid = get_local_id(0);
     const uint block = get_local_size(0);
@@ -103,14 +103,32 @@ __kernel void stencil1d_shared(__global const float* restrict in, __global float
 
     // The radius is the same for the whole launch: every work-item takes the same case.
     switch (radius) {
-    case 1: write_means(out, tile, first, n, 1, interior); break;
-    case 2: write_means(out, tile, first, n, 2, interior); break;
-    case 3: write_means(out, tile, first, n, 3, interior); break;
-    case 4: write_means(out, tile, first, n, 4, interior); break;
-    case 5: write_means(out, tile, first, n, 5, interior); break;
-    case 6: write_means(out, tile, first, n, 6, interior); break;
-    case 7: write_means(out, tile, first, n, 7, interior); break;
-    case 8: write_means(out, tile, first, n, 8, interior); break;
-    default: write_means(out, tile, first, n, radius, interior); break;
+    case 1:
+        write_means(out, tile, first, n, 1, interior);
+        break;
+    case 2:
+        write_means(out, tile, first, n, 2, interior);
+        break;
+    case 3:
+        write_means(out, tile, first, n, 3, interior);
+        break;
+    case 4:
+        write_means(out, tile, first, n, 4, interior);
+        break;
+    case 5:
+        write_means(out, tile, first, n, 5, interior);
+        break;
+    case 6:
+        write_means(out, tile, first, n, 6, interior);
+        break;
+    case 7:
+        write_means(out, tile, first, n, 7, interior);
+        break;
+    case 8:
+        write_means(out, tile, first, n, 8, interior);
+        break;
+    default:
+        write_means(out, tile, first, n, radius, interior);
+        break;
     }
 }

@@ -104,14 +104,32 @@ extern "C" __global__ void stencil1d_shared(const float* __restrict__ in, float*
 
     // The radius is the same for the whole launch: every thread takes the same case.
     switch (radius) {
-    case 1: write_means(out, tile, first, n, 1, interior); break;
-    case 2: write_means(out, tile, first, n, 2, interior); break;
-    case 3: write_means(out, tile, first, n, 3, interior); break;
-    case 4: write_means(out, tile, first, n, 4, interior); break;
-    case 5: write_means(out, tile, first, n, 5, interior); break;
-    case 6: write_means(out, tile, first, n, 6, interior); break;
-    case 7: write_means(out, tile, first, n, 7, interior); break;
-    case 8: write_means(out, tile, first, n, 8, interior); break;
-    default: write_means(out, tile, first, n, radius, interior); break;
+    case 1:
+        write_means(out, tile, first, n, 1, interior);
+        break;
+    case 2:
+        write_means(out, tile, first, n, 2, interior);
+        break;
+    case 3:
+        write_means(out, tile, first, n, 3, interior);
+        break;
+    case 4:
+        write_means(out, tile, first, n, 4, interior);
+        break;
+    case 5:
+        write_means(out, tile, first, n, 5, interior);
+        break;
+    case 6:
+        write_means(out, tile, first, n, 6, interior);
+        break;
+    case 7:
+        write_means(out, tile, first, n, 7, interior);
+        break;
+    case 8:
+        write_means(out, tile, first, n, 8, interior);
+        break;
+    default:
+        write_means(out, tile, first, n, radius, interior);
+        break;
     }
 }

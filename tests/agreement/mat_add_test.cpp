@@ -48,11 +48,10 @@ protected:
         mat_add::reference(a, b, want);
         for (std::size_t row = 0; row < rows; ++row) {
             const std::span<const float> line(pitched.data() + row * row_floats, row_floats);
-            EXPECT_TRUE(bitwise_equal(std::span<const float>(want).subspan(row * c.width(), c.width()),
-                                      line.first(c.width())))
+            EXPECT_TRUE(
+                bitwise_equal(std::span<const float>(want).subspan(row * c.width(), c.width()), line.first(c.width())))
                 << "row " << row;
-            EXPECT_TRUE(bitwise_equal(std::vector<float>(row_floats - c.width(), poison()),
-                                      line.subspan(c.width())))
+            EXPECT_TRUE(bitwise_equal(std::vector<float>(row_floats - c.width(), poison()), line.subspan(c.width())))
                 << "padding of row " << row << " was written";
         }
     }
@@ -98,8 +97,9 @@ TEST_P(MatAddLauncher, RefusesBuffersOfDifferentShapes)
 TEST_P(MatAddLauncher, TheTwoDimensionalKernelRefusesAVolume)
 {
     const auto a = poisoned({7, 5, 3}), b = poisoned({7, 5, 3}), c = poisoned({7, 5, 3});
-    auto error =
-        expect_error<InvalidArgument>([&] { mat_add::Launcher(device()).run_2d(queue(), a, b, c, {8, 8, 1}); });
+    auto error = expect_error<InvalidArgument>([&] {
+        mat_add::Launcher(device()).run_2d(queue(), a, b, c, {8, 8, 1});
+    });
     if (error) {
         DUET_EXPECT_MENTIONS(*error, "depth 1");
     }

@@ -163,7 +163,8 @@ TEST_P(MatmulOverlapped, ReportsThePhasesAloneAndTheRatios)
     const auto info = workload->info();
     const std::map<std::string, std::string> values{
         {"m", "64"}, {"n", "48"}, {"k", "80"}, {"batch", "4"}, {"schedule", "overlapped"}};
-    const Measurement result = run_within_limits(*workload, {device(), "tiled16", Settings(info, values), true, test_seed(), {}});
+    const Measurement result =
+        run_within_limits(*workload, {device(), "tiled16", Settings(info, values), true, test_seed(), {}});
     ASSERT_TRUE(result.verified);
     EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
 

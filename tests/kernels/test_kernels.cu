@@ -75,8 +75,8 @@ extern "C" __global__ void spin(float* data, float value, unsigned int iteration
     }
 }
 
-extern "C" __global__ void index_3d(unsigned int* coords, unsigned int* hits, unsigned int* mismatches,
-                                    unsigned int nx, unsigned int ny, unsigned int nz)
+extern "C" __global__ void index_3d(unsigned int* coords, unsigned int* hits, unsigned int* mismatches, unsigned int nx,
+                                    unsigned int ny, unsigned int nz)
 {
     const unsigned long long x = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const unsigned long long y = static_cast<unsigned long long>(blockIdx.y) * blockDim.y + threadIdx.y;

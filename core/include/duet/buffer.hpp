@@ -37,15 +37,13 @@ private:
 };
 
 /// `count` elements starting at element `offset` of a buffer; the queue checks the bounds.
-template <class T>
-struct BufferView {
+template <class T> struct BufferView {
     RawBuffer buffer;
     std::size_t offset = 0;
     std::size_t count = 0;
 };
 
-template <class T>
-class Buffer {
+template <class T> class Buffer {
     static_assert(std::is_trivially_copyable_v<T>, "device buffers hold trivially copyable types");
 
 public:
@@ -65,8 +63,7 @@ private:
 
 /// A 2D or 3D array whose rows are `pitch` bytes apart; kernels index rows by the byte pitch,
 /// as with cudaMallocPitch.
-template <class T>
-class PitchedBuffer {
+template <class T> class PitchedBuffer {
     static_assert(std::is_trivially_copyable_v<T>, "device buffers hold trivially copyable types");
 
 public:

@@ -35,14 +35,14 @@ struct DeviceProperties {
     std::string name;
     std::string vendor;
     std::string driver_version;
-    std::string platform;     ///< OpenCL platform name; "CUDA" on CUDA
-    std::string api_version;  ///< CL_DEVICE_VERSION, or the CUDA driver version
+    std::string platform;    ///< OpenCL platform name; "CUDA" on CUDA
+    std::string api_version; ///< CL_DEVICE_VERSION, or the CUDA driver version
     DeviceType type = DeviceType::other;
-    std::uint32_t compute_units = 0; ///< CL_DEVICE_MAX_COMPUTE_UNITS / multiprocessor count
+    std::uint32_t compute_units = 0;  ///< CL_DEVICE_MAX_COMPUTE_UNITS / multiprocessor count
     std::uint64_t max_block_size = 0; ///< CL_DEVICE_MAX_WORK_GROUP_SIZE / maxThreadsPerBlock
     std::array<std::uint64_t, 3> max_block_dims{};
     std::array<std::uint64_t, 3> max_grid_dims{};
-    std::uint32_t warp_width = 0; ///< warp size / CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+    std::uint32_t warp_width = 0;             ///< warp size / CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
     std::uint64_t local_memory_per_block = 0; ///< shared / __local memory per block
     std::uint64_t local_memory_per_block_optin = 0;
     std::uint64_t global_memory = 0;
@@ -69,7 +69,10 @@ struct DeviceProperties {
 
     /// Peak device-memory bandwidth in GB/s (1e9 bytes/s) from the bus width and the memory clock,
     /// counting two transfers per clock as DDR and HBM make; 0 where either is unknown.
-    double theoretical_bandwidth_gbps() const { return 2.0 * memory_clock_mhz * 1e6 * (memory_bus_width_bits / 8) / 1e9; }
+    double theoretical_bandwidth_gbps() const
+    {
+        return 2.0 * memory_clock_mhz * 1e6 * (memory_bus_width_bits / 8) / 1e9;
+    }
 
     /// Every property the backend reports, under its own names (CL_DEVICE_*, CU_DEVICE_ATTRIBUTE_*).
     std::vector<std::pair<std::string, std::string>> raw;
@@ -89,7 +92,7 @@ public:
 
     const DeviceProperties& properties() const;
     const std::string& backend() const;
-    std::uint32_t index() const; ///< position within its backend
+    std::uint32_t index() const;  ///< position within its backend
     std::string selector() const; ///< "opencl:0", accepted by Registry::select and DUET_DEVICE
 
     /// An in-order queue (cl_command_queue with profiling / CUstream).
@@ -98,8 +101,7 @@ public:
     /// Device memory (clCreateBuffer / cuMemAlloc). Fails with OutOfMemory past the largest
     /// allocation, or when the device's live buffers would total more than its global memory.
     RawBuffer alloc_bytes(std::size_t bytes) const;
-    template <class T>
-    Buffer<T> alloc(std::size_t count) const
+    template <class T> Buffer<T> alloc(std::size_t count) const
     {
         return Buffer<T>(alloc_bytes(checked_bytes(count, sizeof(T))));
     }

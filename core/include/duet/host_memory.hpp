@@ -43,11 +43,7 @@ public:
     void* data() const;
     std::size_t bytes() const;
     HostMemoryKind kind() const;
-    template <class T>
-    std::span<T> as() const
-    {
-        return {static_cast<T*>(data()), bytes() / sizeof(T)};
-    }
+    template <class T> std::span<T> as() const { return {static_cast<T*>(data()), bytes() / sizeof(T)}; }
     /// The device's view of this memory, for kernel arguments (mapped and registered kinds).
     RawBuffer device_buffer() const;
 

@@ -31,25 +31,28 @@ struct LaunchArg {
     std::size_t size = 0;
 };
 
-template <class T>
-LaunchArg launch_arg(const T& value)
+template <class T> LaunchArg launch_arg(const T& value)
 {
     static_assert(!std::is_pointer_v<T>, "host pointers are not kernel arguments: pass a duet buffer");
     static_assert(std::is_trivially_copyable_v<T>, "kernel arguments by value must be trivially copyable");
     return {LaunchArg::Kind::value, nullptr, &value, sizeof(T)};
 }
-inline LaunchArg launch_arg(const RawBuffer& buffer) { return {LaunchArg::Kind::buffer, &buffer, nullptr, 0}; }
-template <class T>
-LaunchArg launch_arg(const Buffer<T>& buffer)
+inline LaunchArg launch_arg(const RawBuffer& buffer)
+{
+    return {LaunchArg::Kind::buffer, &buffer, nullptr, 0};
+}
+template <class T> LaunchArg launch_arg(const Buffer<T>& buffer)
 {
     return launch_arg(buffer.raw());
 }
-template <class T>
-LaunchArg launch_arg(const PitchedBuffer<T>& buffer)
+template <class T> LaunchArg launch_arg(const PitchedBuffer<T>& buffer)
 {
     return launch_arg(buffer.raw());
 }
-inline LaunchArg launch_arg(const LocalMemory& local) { return {LaunchArg::Kind::local, nullptr, nullptr, local.bytes}; }
+inline LaunchArg launch_arg(const LocalMemory& local)
+{
+    return {LaunchArg::Kind::local, nullptr, nullptr, local.bytes};
+}
 } // namespace detail
 
 /// One side of a rectangular copy, laid out as in cudaMemcpy3D: the origin in bytes, rows and
@@ -107,34 +110,29 @@ public:
 
     // Typed copies: the element type comes from the buffer, so a std::vector converts to the span.
     // Offsets and counts are elements; their sizes in bytes are checked for overflow.
-    template <class T>
-    void write(const BufferView<T>& dst, std::span<const std::type_identity_t<T>> src)
+    template <class T> void write(const BufferView<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         constexpr const char* call = "Queue::write";
         check_count(dst.count, src.size());
         write_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "offset in bytes"), src.data(),
                     checked_product(src.size(), sizeof(T), call, "size in bytes"));
     }
-    template <class T>
-    void write(const Buffer<T>& dst, std::span<const std::type_identity_t<T>> src)
+    template <class T> void write(const Buffer<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         write(BufferView<T>(dst), src);
     }
-    template <class T>
-    void read(std::span<std::type_identity_t<T>> dst, const BufferView<T>& src)
+    template <class T> void read(std::span<std::type_identity_t<T>> dst, const BufferView<T>& src)
     {
         constexpr const char* call = "Queue::read";
         check_count(src.count, dst.size());
         read_bytes(dst.data(), src.buffer, checked_product(src.offset, sizeof(T), call, "offset in bytes"),
                    checked_product(dst.size(), sizeof(T), call, "size in bytes"));
     }
-    template <class T>
-    void read(std::span<std::type_identity_t<T>> dst, const Buffer<T>& src)
+    template <class T> void read(std::span<std::type_identity_t<T>> dst, const Buffer<T>& src)
     {
         read(dst, BufferView<T>(src));
     }
-    template <class T>
-    void copy(const BufferView<T>& dst, const BufferView<T>& src)
+    template <class T> void copy(const BufferView<T>& dst, const BufferView<T>& src)
     {
         constexpr const char* call = "Queue::copy";
         check_count(dst.count, src.count);
@@ -142,34 +140,29 @@ public:
                    checked_product(src.offset, sizeof(T), call, "source offset in bytes"),
                    checked_product(src.count, sizeof(T), call, "size in bytes"));
     }
-    template <class T>
-    void copy(const Buffer<T>& dst, const Buffer<T>& src)
+    template <class T> void copy(const Buffer<T>& dst, const Buffer<T>& src)
     {
         copy(BufferView<T>(dst), BufferView<T>(src));
     }
-    template <class T>
-    void fill(const BufferView<T>& dst, const std::type_identity_t<T>& value)
+    template <class T> void fill(const BufferView<T>& dst, const std::type_identity_t<T>& value)
     {
         constexpr const char* call = "Queue::fill";
         fill_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "offset in bytes"),
                    checked_product(dst.count, sizeof(T), call, "size in bytes"), &value, sizeof(T));
     }
-    template <class T>
-    void fill(const Buffer<T>& dst, const std::type_identity_t<T>& value)
+    template <class T> void fill(const Buffer<T>& dst, const std::type_identity_t<T>& value)
     {
         fill(BufferView<T>(dst), value);
     }
 
     /// A densely packed host array (width × height × depth) to and from a pitched buffer.
-    template <class T>
-    void write(const PitchedBuffer<T>& dst, std::span<const std::type_identity_t<T>> src)
+    template <class T> void write(const PitchedBuffer<T>& dst, std::span<const std::type_identity_t<T>> src)
     {
         constexpr const char* call = "Queue::write";
         check_count(elements(dst, call), src.size());
         write_rect(dst.raw(), device_side(dst), src.data(), host_side(dst, call), extent(dst, call));
     }
-    template <class T>
-    void read(std::span<std::type_identity_t<T>> dst, const PitchedBuffer<T>& src)
+    template <class T> void read(std::span<std::type_identity_t<T>> dst, const PitchedBuffer<T>& src)
     {
         constexpr const char* call = "Queue::read";
         check_count(elements(src, call), dst.size());
@@ -179,8 +172,7 @@ public:
     /// clSetKernelArg + clEnqueueNDRangeKernel / cuLaunchKernel. Arguments: buffers, trivially
     /// copyable values, and at most one LocalMemory. The range is checked against the device's
     /// and the kernel's limits first; a range that breaks one throws InvalidArgument naming it.
-    template <class... Args>
-    void launch(const Kernel& kernel, const Range& range, const Args&... args)
+    template <class... Args> void launch(const Kernel& kernel, const Range& range, const Args&... args)
     {
         const std::array<detail::LaunchArg, sizeof...(Args)> packed{detail::launch_arg(args)...};
         launch_packed(kernel, range, packed.data(), packed.size());
@@ -205,24 +197,20 @@ private:
     /// a × b, or InvalidArgument naming `what` and both numbers when it overflows.
     std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) const;
 
-    template <class T>
-    std::size_t elements(const PitchedBuffer<T>& buffer, const char* call) const
+    template <class T> std::size_t elements(const PitchedBuffer<T>& buffer, const char* call) const
     {
         return checked_product(checked_product(buffer.width(), buffer.height(), call, "width × height"), buffer.depth(),
                                call, "width × height × depth");
     }
-    template <class T>
-    static RectSide device_side(const PitchedBuffer<T>& buffer)
+    template <class T> static RectSide device_side(const PitchedBuffer<T>& buffer)
     {
         return {0, 0, 0, buffer.pitch(), buffer.height()};
     }
-    template <class T>
-    RectSide host_side(const PitchedBuffer<T>& buffer, const char* call) const
+    template <class T> RectSide host_side(const PitchedBuffer<T>& buffer, const char* call) const
     {
         return {0, 0, 0, checked_product(buffer.width(), sizeof(T), call, "row in bytes"), buffer.height()};
     }
-    template <class T>
-    Extent extent(const PitchedBuffer<T>& buffer, const char* call) const
+    template <class T> Extent extent(const PitchedBuffer<T>& buffer, const char* call) const
     {
         return {checked_product(buffer.width(), sizeof(T), call, "row in bytes"), buffer.height(), buffer.depth()};
     }

@@ -26,9 +26,8 @@ struct Range {
     static Range cover(std::size_t items, std::size_t block) { return grid_block(blocks_for(items, block), block); }
     static Range cover(std::uint32_t dims, Dim3 items, Dim3 block)
     {
-        return {dims,
-                {blocks_for(items.x, block.x), blocks_for(items.y, block.y), blocks_for(items.z, block.z)},
-                block};
+        return {
+            dims, {blocks_for(items.x, block.x), blocks_for(items.y, block.y), blocks_for(items.z, block.z)}, block};
     }
 
     /// OpenCL's global size; the caller has validated that it does not overflow.

@@ -30,7 +30,7 @@ typedef enum duet_status {
     DUET_ERROR_BUILD = 4,            /* program build failed; the message holds the full log */
     DUET_ERROR_UNSUPPORTED = 5,      /* the backend cannot do this at all */
     DUET_ERROR_OUT_OF_MEMORY = 6,
-    DUET_ERROR_UNAVAILABLE = 7,      /* the backend cannot run here (no driver, no devices) */
+    DUET_ERROR_UNAVAILABLE = 7, /* the backend cannot run here (no driver, no devices) */
     DUET_ERROR_ABI_MISMATCH = 8
 } duet_status;
 
@@ -75,22 +75,22 @@ typedef struct duet_device_properties {
     char platform[128];    /* OpenCL platform name; "CUDA" on CUDA */
     char api_version[128]; /* OpenCL: CL_DEVICE_VERSION; CUDA: the driver's CUDA version */
     duet_device_type type;
-    uint32_t compute_units;            /* OpenCL compute units, CUDA multiprocessors */
-    uint64_t max_block_size;           /* max work-items per work-group / threads per block */
-    uint64_t max_block_dims[3];        /* per dimension */
-    uint64_t max_grid_dims[3];         /* blocks per dimension (OpenCL: from address bits) */
-    uint32_t warp_width;               /* warp size / preferred work-group size multiple */
-    uint64_t local_memory_per_block;   /* shared memory per block (default limit) */
+    uint32_t compute_units;                /* OpenCL compute units, CUDA multiprocessors */
+    uint64_t max_block_size;               /* max work-items per work-group / threads per block */
+    uint64_t max_block_dims[3];            /* per dimension */
+    uint64_t max_grid_dims[3];             /* blocks per dimension (OpenCL: from address bits) */
+    uint32_t warp_width;                   /* warp size / preferred work-group size multiple */
+    uint64_t local_memory_per_block;       /* shared memory per block (default limit) */
     uint64_t local_memory_per_block_optin; /* CUDA opt-in limit; equals the default elsewhere */
     uint64_t global_memory;
-    uint64_t max_allocation;           /* largest single buffer */
+    uint64_t max_allocation; /* largest single buffer */
     uint64_t l2_cache;
     uint32_t clock_mhz;
     uint32_t compute_capability_major; /* CUDA only */
     uint32_t compute_capability_minor;
-    uint32_t opencl_version_major;     /* OpenCL only */
+    uint32_t opencl_version_major; /* OpenCL only */
     uint32_t opencl_version_minor;
-    uint32_t base_address_alignment;   /* bytes; pitched rows are rounded up to it */
+    uint32_t base_address_alignment; /* bytes; pitched rows are rounded up to it */
     uint32_t copy_engines;
     uint32_t can_map_host_memory;
     uint32_t unified_addressing;

@@ -27,8 +27,7 @@ public:
 /// Calls `function` of a plugin, named `what` in the reason. Whatever it throws becomes NotLoaded
 /// with the exception's text, so that it fails that plugin and not the command that loads it:
 /// backends must not throw across their C ABI, but one not built on duet's edge still may.
-template <class Function, class... Args>
-auto call_plugin(const std::string& what, Function&& function, Args&&... args)
+template <class Function, class... Args> auto call_plugin(const std::string& what, Function&& function, Args&&... args)
 {
     try {
         return function(std::forward<Args>(args)...);
