@@ -79,14 +79,26 @@ std::string search_path_text(const std::vector<fs::path>& directories)
 
 } // namespace
 
-int doctor_command(const Arguments& arguments)
+namespace {
+
+bool all_ok(const std::vector<Check>& checks)
+{
+    return std::all_of(checks.begin(), checks.end(), [](const Check& check) { return check.ok; });
+}
+
+/// Whether a backend that did not load is one the user asked for by DUET_BACKEND_PATH, or failed
+/// through its own fault; otherwise it is merely unavailable here (no driver).
+bool backend_problem(const BackendInfo& backend)
+{
+    return !backend.loaded && (backend.failed || is_inside(backend.path, Registry::environment_search_path()));
+}
+
+/// Everything doctor checks, in the order it prints them.
+std::vector<Check> run_checks(const Arguments& arguments, const CacheDiagnosis& cache)
 {
     const auto& registry = Registry::global();
     const auto& workloads = WorkloadRegistry::global();
-    const auto& build = build_info();
-    const auto cache = diagnose_kernel_cache();
     std::vector<Check> checks;
-
     checks.push_back({!registry.devices().empty(),
                       registry.devices().empty() ? "no backend found a device: nothing can run"
                                                  : format::count(registry.devices().size(), "device") + " to run on"});
@@ -97,12 +109,12 @@ int doctor_command(const Arguments& arguments)
     for (const auto& plugin : workloads.plugins()) {
         workload_files.push_back(plugin.path);
     }
-    const auto user_backend_dirs = Registry::environment_search_path();
-    check_search_path("DUET_BACKEND_PATH", user_backend_dirs, "libduet_backend_<name>.so", backend_files, checks);
+    check_search_path("DUET_BACKEND_PATH", Registry::environment_search_path(), "libduet_backend_<name>.so",
+                      backend_files, checks);
     check_search_path("DUET_PLUGIN_PATH", WorkloadRegistry::environment_search_path(), "libduet_workload_<name>.so",
                       workload_files, checks);
     for (const auto& backend : registry.backends()) {
-        if (!backend.loaded && (backend.failed || is_inside(backend.path, user_backend_dirs))) {
+        if (backend_problem(backend)) {
             checks.push_back({false, "backend plugin " + backend.name + " (" + backend.path.string() +
                                          ") did not load: " + backend.reason});
         }
@@ -124,69 +136,82 @@ int doctor_command(const Arguments& arguments)
         check_selector(selector, "--devices", checks);
     }
     checks.push_back({cache.ok, cache.check});
-    bool ok = true;
+    return checks;
+}
+
+json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& cache)
+{
+    json::Array plugins, check_list;
+    for (const auto& plugin : WorkloadRegistry::global().plugins()) {
+        plugins.push_back(json::Object{{"name", plugin.name},
+                                       {"path", plugin.path.string()},
+                                       {"loaded", plugin.loaded},
+                                       {"reason", plugin.reason}});
+    }
     for (const auto& check : checks) {
-        ok = ok && check.ok;
+        check_list.push_back(json::Object{{"ok", check.ok}, {"what", check.what}});
     }
+    return json::Object{{"schema", "duet.doctor/1"},
+                        {"ok", all_ok(checks)},
+                        {"checks", std::move(check_list)},
+                        {"environment", environment_json(Registry::global())},
+                        {"workload_plugins", std::move(plugins)},
+                        {"cache", cache.json}};
+}
 
-    if (auto json = Output::from(arguments, "json")) {
-        json::Array plugins, check_list;
-        for (const auto& plugin : workloads.plugins()) {
-            plugins.push_back(json::Object{{"name", plugin.name},
-                                           {"path", plugin.path.string()},
-                                           {"loaded", plugin.loaded},
-                                           {"reason", plugin.reason}});
-        }
-        for (const auto& check : checks) {
-            check_list.push_back(json::Object{{"ok", check.ok}, {"what", check.what}});
-        }
-        json->write_json(json::Object{{"schema", "duet.doctor/1"},
-                                      {"ok", ok},
-                                      {"checks", std::move(check_list)},
-                                      {"environment", environment_json(registry)},
-                                      {"workload_plugins", std::move(plugins)},
-                                      {"cache", cache.json}});
-        if (json->is_stdout()) {
-            return ok ? exit_ok : exit_wrong;
-        }
-    }
-
+void print_build()
+{
+    const auto& build = build_info();
     std::cout << "duet " << build.version << " (" << build.commit << "), built by " << build.compiler << "\n"
               << "CUDA kernels: "
               << (build.cuda_compiler.empty()
                       ? "no nvcc at build time; the CUDA backend compiles their source with NVRTC at run time"
                       : "compiled offline by " + build.cuda_compiler + " for sm " + build.cuda_architectures +
                             " (+PTX), source kept for NVRTC")
-              << "\n\nBackend plugins, searched in:" << search_path_text(Registry::default_search_path()) << "\n";
+              << "\n";
+}
+
+void print_backends()
+{
+    const auto& registry = Registry::global();
+    std::cout << "\nBackend plugins, searched in:" << search_path_text(Registry::default_search_path()) << "\n";
     for (const auto& backend : registry.backends()) {
         std::cout << "  " << backend.name << ": " << (backend.loaded ? "loaded" : "NOT LOADED")
                   << "\n    file: " << (backend.path.empty() ? "(none found)" : backend.path.string()) << "\n";
-        if (backend.loaded) {
-            std::cout << "    version: " << backend.version << "\n";
-            for (const auto& device : registry.devices()) {
-                if (device.backend() == backend.name) {
-                    const auto& p = device.properties();
-                    std::cout << "    " << device_title(device) << ": driver " << p.driver_version << ", "
-                              << p.api_version << "\n";
-                }
-            }
-        } else {
+        if (!backend.loaded) {
             std::cout << "    why: " << backend.reason << "\n";
+            continue;
+        }
+        std::cout << "    version: " << backend.version << "\n";
+        for (const auto& device : registry.devices()) {
+            if (device.backend() == backend.name) {
+                const auto& p = device.properties();
+                std::cout << "    " << device_title(device) << ": driver " << p.driver_version << ", " << p.api_version
+                          << "\n";
+            }
         }
     }
+}
+
+void print_workload_plugins()
+{
+    const auto& plugins = WorkloadRegistry::global().plugins();
     std::cout << "\nWorkload plugins, searched in:" << search_path_text(WorkloadRegistry::default_search_path())
               << "\n";
-    for (const auto& plugin : workloads.plugins()) {
+    for (const auto& plugin : plugins) {
         std::cout << "  " << plugin.name << ": " << (plugin.loaded ? "loaded" : "NOT LOADED")
                   << "\n    file: " << plugin.path.string() << "\n";
         if (!plugin.loaded) {
             std::cout << "    why: " << plugin.reason << "\n";
         }
     }
-    if (workloads.plugins().empty()) {
+    if (plugins.empty()) {
         std::cout << "  none found\n";
     }
-    std::cout << "\nKernel cache: " << cache.summary << "\n";
+}
+
+void print_environment()
+{
     std::cout << "\nEnvironment:";
     bool any = false;
     for (const char* variable :
@@ -196,16 +221,42 @@ int doctor_command(const Arguments& arguments)
             any = true;
         }
     }
-    std::cout << (any ? "\n" : " no DUET_* variable set\n") << "\nChecks\n";
+    std::cout << (any ? "\n" : " no DUET_* variable set\n");
+}
+
+void print_checks(const std::vector<Check>& checks)
+{
+    std::cout << "\nChecks\n";
     for (const auto& check : checks) {
         std::cout << "  " << (check.ok ? "ok    " : "FAIL  ") << check.what << "\n";
     }
-    for (const auto& backend : registry.backends()) {
-        if (!backend.loaded && !backend.failed && !is_inside(backend.path, user_backend_dirs)) {
+    for (const auto& backend : Registry::global().backends()) {
+        if (!backend.loaded && !backend_problem(backend)) {
             std::cout << "  note  " << backend.name << " is unavailable (see above); runs use the other backends\n";
         }
     }
-    return ok ? exit_ok : exit_wrong;
+}
+
+} // namespace
+
+int doctor_command(const Arguments& arguments)
+{
+    const auto cache = diagnose_kernel_cache();
+    const std::vector<Check> checks = run_checks(arguments, cache);
+    const int exit_code = all_ok(checks) ? exit_ok : exit_wrong;
+    if (auto json = Output::from(arguments, "json")) {
+        json->write_json(doctor_json(checks, cache));
+        if (json->is_stdout()) {
+            return exit_code;
+        }
+    }
+    print_build();
+    print_backends();
+    print_workload_plugins();
+    std::cout << "\nKernel cache: " << cache.summary << "\n";
+    print_environment();
+    print_checks(checks);
+    return exit_code;
 }
 
 } // namespace duet::cli
