@@ -210,12 +210,86 @@ std::string bars(const BarChart& chart)
     return svg + "</svg>\n";
 }
 
+namespace {
+
+/// The line chart's plot area, in SVG units; the legend sits right of it.
+constexpr double line_left = 80, line_right = 620, line_top = 40, line_bottom = 340;
+
+/// The x value's label: its category, or the number.
+std::string x_label(const LineChart& chart, double x, bool exact)
+{
+    if (!chart.categories.empty()) {
+        return chart.categories.at(static_cast<std::size_t>(x));
+    }
+    return exact ? format::exact(x) : format::compact(x);
+}
+
+/// Grid, ticks and axis titles. The swept values themselves label the x axis when there are few;
+/// else round ticks.
+std::string line_axes(const LineChart& chart, const Scale& x_scale, const Scale& y_scale, const std::set<double>& xs)
+{
+    std::string svg;
+    for (const double tick : y_scale.ticks()) {
+        svg += line(line_left, y_scale(tick), line_right, y_scale(tick), "class=\"grid\"");
+        svg += text(line_left - 6, y_scale(tick) + 4, format::compact(tick), "text-anchor=\"end\" class=\"tick\"");
+    }
+    std::vector<double> x_ticks(xs.begin(), xs.end());
+    if (chart.categories.empty() && xs.size() > 12) {
+        x_ticks = x_scale.ticks();
+    }
+    for (const double tick : x_ticks) {
+        svg += line(x_scale(tick), line_bottom, x_scale(tick), line_bottom + 4, "class=\"axis-line\"");
+        svg +=
+            text(x_scale(tick), line_bottom + 18, x_label(chart, tick, false), "text-anchor=\"middle\" class=\"tick\"");
+    }
+    svg += line(line_left, line_bottom, line_right, line_bottom, "class=\"axis-line\"");
+    svg += line(line_left, line_top, line_left, line_bottom, "class=\"axis-line\"");
+    svg += text((line_left + line_right) / 2, line_bottom + 40, chart.x_label + (x_scale.log ? " (log scale)" : ""),
+                "text-anchor=\"middle\" class=\"axis\"");
+    const double middle = (line_top + line_bottom) / 2;
+    svg += text(18, middle, chart.y_label + (y_scale.log ? " (log scale)" : ""),
+                "text-anchor=\"middle\" class=\"axis\" transform=\"rotate(-90 18 " + number(middle) + ")\"");
+    return svg;
+}
+
+/// One series: its line, each point with its whisker and the values it stands for, and its legend
+/// entry at `legend_y`.
+std::string series_marks(const LineChart& chart, const Series& series, const Scale& x_scale, const Scale& y_scale,
+                         double legend_y)
+{
+    std::string path;
+    for (const auto& point : series.points) {
+        path += (path.empty() ? "" : " ") + number(x_scale(point.x)) + "," + number(y_scale(point.y));
+    }
+    const std::string dash = series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"";
+    std::string svg = "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\"" + dash +
+                      " points=\"" + path + "\"/>\n";
+    for (const auto& point : series.points) {
+        const double x = x_scale(point.x);
+        if (point.high > point.low) {
+            svg += line(x, y_scale(point.low), x, y_scale(point.high),
+                        "stroke=\"" + series.color + "\" class=\"whisker\"");
+        }
+        const std::string at = x_label(chart, point.x, true);
+        svg += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y_scale(point.y)) + "\" r=\"3.5\" fill=\"" +
+               series.color + "\" data-series=\"" + escape(series.label) + "\" data-metric=\"" + escape(chart.metric) +
+               "\" data-x=\"" + escape(at) + "\" data-value=\"" + format::exact(point.y) + "\"><title>" +
+               escape(series.label) + " at " + escape(chart.x_label) + " " + escape(at) + ": " +
+               escape(format::compact(point.y)) + " (" + escape(format::compact(point.low)) + " to " +
+               escape(format::compact(point.high)) + ")</title></circle>\n";
+    }
+    svg += line(line_right + 10, legend_y + 6, line_right + 38, legend_y + 6,
+                "stroke=\"" + series.color + "\" stroke-width=\"3\"" + dash);
+    return svg + text(line_right + 42, legend_y + 10, truncate(series.label, 34), "class=\"legend\"");
+}
+
+} // namespace
+
 std::string lines(const LineChart& chart)
 {
-    constexpr double width = 900, left = 80, right = 620, top = 40, bottom = 340;
+    constexpr double width = 900;
     // Tall enough for the legend, one line per series, beside the plot.
-    const double height = std::max(400.0, top + 18.0 * static_cast<double>(chart.series.size()) + 20);
-    const bool categorical = !chart.categories.empty();
+    const double height = std::max(400.0, line_top + 18.0 * static_cast<double>(chart.series.size()) + 20);
     double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
     std::set<double> xs;
     for (const auto& series : chart.series) {
@@ -229,66 +303,19 @@ std::string lines(const LineChart& chart)
     }
     std::string svg = svg_open(width, height, chart.title);
     if (xs.empty()) {
-        return svg + text(left, top + 40, "no measured points") + "</svg>\n";
+        return svg + text(line_left, line_top + 40, "no measured points") + "</svg>\n";
     }
-    Scale x_scale{x_low, x_high, left + 20, right - 20, false};
-    if (categorical) {
-        x_scale = {0, static_cast<double>(chart.categories.size() - 1), left + 30, right - 30, false};
+    Scale x_scale{x_low, x_high, line_left + 20, line_right - 20, false};
+    if (!chart.categories.empty()) {
+        x_scale = {0, static_cast<double>(chart.categories.size() - 1), line_left + 30, line_right - 30, false};
     } else if (x_low > 0 && x_high / x_low >= 16) {
         x_scale.log = true;
     }
-    const Scale y_scale = value_scale(y_low, y_high, bottom, top, true);
-
-    for (const double tick : y_scale.ticks()) {
-        svg += line(left, y_scale(tick), right, y_scale(tick), "class=\"grid\"");
-        svg += text(left - 6, y_scale(tick) + 4, format::compact(tick), "text-anchor=\"end\" class=\"tick\"");
-    }
-    // The swept values themselves label the x axis when there are few; else round ticks.
-    std::vector<double> x_ticks(xs.begin(), xs.end());
-    if (!categorical && xs.size() > 12) {
-        x_ticks = x_scale.ticks();
-    }
-    for (const double tick : x_ticks) {
-        const std::string label =
-            categorical ? chart.categories.at(static_cast<std::size_t>(tick)) : format::compact(tick);
-        svg += line(x_scale(tick), bottom, x_scale(tick), bottom + 4, "class=\"axis-line\"");
-        svg += text(x_scale(tick), bottom + 18, label, "text-anchor=\"middle\" class=\"tick\"");
-    }
-    svg += line(left, bottom, right, bottom, "class=\"axis-line\"");
-    svg += line(left, top, left, bottom, "class=\"axis-line\"");
-    svg += text((left + right) / 2, bottom + 40, chart.x_label + (x_scale.log ? " (log scale)" : ""),
-                "text-anchor=\"middle\" class=\"axis\"");
-    svg +=
-        text(18, (top + bottom) / 2, chart.y_label + (y_scale.log ? " (log scale)" : ""),
-             "text-anchor=\"middle\" class=\"axis\" transform=\"rotate(-90 18 " + number((top + bottom) / 2) + ")\"");
-
-    double legend_y = top;
+    const Scale y_scale = value_scale(y_low, y_high, line_bottom, line_top, true);
+    svg += line_axes(chart, x_scale, y_scale, xs);
+    double legend_y = line_top;
     for (const auto& series : chart.series) {
-        std::string path;
-        for (const auto& point : series.points) {
-            path += (path.empty() ? "" : " ") + number(x_scale(point.x)) + "," + number(y_scale(point.y));
-        }
-        const std::string dash = series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"";
-        svg += "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\"" + dash + " points=\"" +
-               path + "\"/>\n";
-        for (const auto& point : series.points) {
-            const double x = x_scale(point.x);
-            if (point.high > point.low) {
-                svg += line(x, y_scale(point.low), x, y_scale(point.high),
-                            "stroke=\"" + series.color + "\" class=\"whisker\"");
-            }
-            const std::string at =
-                categorical ? chart.categories.at(static_cast<std::size_t>(point.x)) : format::exact(point.x);
-            svg += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y_scale(point.y)) + "\" r=\"3.5\" fill=\"" +
-                   series.color + "\" data-series=\"" + escape(series.label) + "\" data-metric=\"" +
-                   escape(chart.metric) + "\" data-x=\"" + escape(at) + "\" data-value=\"" + format::exact(point.y) +
-                   "\"><title>" + escape(series.label) + " at " + escape(chart.x_label) + " " + escape(at) + ": " +
-                   escape(format::compact(point.y)) + " (" + escape(format::compact(point.low)) + " to " +
-                   escape(format::compact(point.high)) + ")</title></circle>\n";
-        }
-        svg += line(right + 10, legend_y + 6, right + 38, legend_y + 6,
-                    "stroke=\"" + series.color + "\" stroke-width=\"3\"" + dash);
-        svg += text(right + 42, legend_y + 10, truncate(series.label, 34), "class=\"legend\"");
+        svg += series_marks(chart, series, x_scale, y_scale, legend_y);
         legend_y += 18;
     }
     return svg + "</svg>\n";
