@@ -22,18 +22,21 @@ std::string spread(const std::vector<double>& samples)
     return range ? format::percent(*range) : "-";
 }
 
-} // namespace
-
-void print_workload_table(const std::vector<Run>& runs, std::size_t first)
+/// The unit of the first measured run's rate: the column's heading; others name theirs per cell.
+std::string rate_unit_of(std::span<const Run> runs)
 {
-    const auto& info = runs[first].job.info;
-    std::string unit;
-    for (std::size_t i = first; i < runs.size() && unit.empty(); ++i) {
-        if (runs[i].measured()) {
-            unit = rate_unit(runs[i].measurement.unit);
+    for (const auto& run : runs) {
+        if (run.measured()) {
+            return rate_unit(run.measurement.unit);
         }
     }
-    std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
+    return "";
+}
+
+/// One row per run: its phases, rate, agreement with the reference and with the other runs.
+void print_runs_table(std::span<const Run> runs)
+{
+    const std::string unit = rate_unit_of(runs);
     using Align = Table::Align;
     Table table({{"device"},
                  {"API"},
@@ -52,8 +55,7 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
     const auto difference = [](const workload::Comparison& comparison, const char* base) {
         return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
     };
-    for (std::size_t i = first; i < runs.size(); ++i) {
-        const auto& run = runs[i];
+    for (const auto& run : runs) {
         const auto& m = run.measurement;
         std::vector<std::string> cells{truncate(run.job.label + " " + run.job.device.properties().name, 40),
                                        api_label(run.job.device), run.job.variant};
@@ -72,19 +74,22 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
+}
 
-    const std::span<const Run> workload_runs = std::span(runs).subspan(first);
-    const auto names = extra_names(workload_runs);
+/// The workload's own figures (Measurement::extras), one column each, where any run has them.
+void print_extras_table(const std::string& workload, std::span<const Run> runs)
+{
+    const auto names = extra_names(runs);
     if (names.empty()) {
         return;
     }
-    std::cout << "\n  " << info.name << "'s own figures\n";
+    std::cout << "\n  " << workload << "'s own figures\n";
     std::vector<Table::Column> columns{{"device"}, {"variant"}};
     for (const auto& name : names) {
-        columns.push_back({name, Align::right});
+        columns.push_back({name, Table::Align::right});
     }
     Table extras(std::move(columns));
-    for (const auto& run : workload_runs) {
+    for (const auto& run : runs) {
         if (run.measurement.extras.empty()) {
             continue;
         }
@@ -96,6 +101,17 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
         extras.add_row(std::move(cells));
     }
     extras.print(std::cout);
+}
+
+} // namespace
+
+void print_workload_table(const std::vector<Run>& runs, std::size_t first)
+{
+    const auto& info = runs[first].job.info;
+    const std::span<const Run> workload_runs = std::span(runs).subspan(first);
+    std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
+    print_runs_table(workload_runs);
+    print_extras_table(info.name, workload_runs);
 }
 
 void print_pairs_table(const std::vector<ApiPair>& pairs)
