@@ -97,17 +97,24 @@ std::string comparison_csv(const Comparison& comparison)
     return out.str();
 }
 
-std::string bench_csv(const Benchmark& bench)
+namespace {
+
+/// The names of the workload's own figures, in the order the points first give them.
+std::vector<std::string> bench_extra_names(const Benchmark& bench)
 {
-    std::ostringstream out;
-    std::vector<std::string> extra_names;
+    std::vector<std::string> names;
     for (const auto& point : bench.points) {
         for (const auto& [name, samples] : point.extras) {
-            if (std::find(extra_names.begin(), extra_names.end(), name) == extra_names.end()) {
-                extra_names.push_back(name);
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                names.push_back(name);
             }
         }
     }
+    return names;
+}
+
+std::vector<std::string> bench_header(const Benchmark& bench, const std::vector<std::string>& extra_names)
+{
     std::vector<std::string> header{"workload", "variant",        "device",      "device_name",
                                     "api",      "driver_version", "api_version", "backend_version"};
     for (const auto& parameter : bench.info.parameters) {
@@ -125,43 +132,58 @@ std::string bench_csv(const Benchmark& bench)
     for (const char* column : {"warmup", "seed", "duet_version", "duet_commit", "compiler", "cuda_compiler"}) {
         header.push_back(column);
     }
-    csv::write_row(out, header);
+    return header;
+}
 
+/// One point's row, in bench_header's columns.
+std::vector<std::string> bench_row(const Benchmark& bench, const Point& point,
+                                   const std::vector<std::string>& extra_names)
+{
+    const auto& p = point.job.device.properties();
+    std::vector<std::string> row{bench.info.name,
+                                 point.job.variant,
+                                 point.job.label,
+                                 p.name,
+                                 api_label(point.job.device),
+                                 p.driver_version,
+                                 p.api_version,
+                                 backend_version(point.job.device)};
+    for (const auto& parameter : bench.info.parameters) {
+        row.push_back(point.job.settings.values().at(parameter.name));
+    }
+    const auto number = [&](double value) { return point.measured() ? format::exact(value) : std::string(); };
+    const workload::Summary kernel = workload::summarize(point.kernel_ms), total = workload::summarize(point.total_ms),
+                            rate = workload::summarize(point.rate);
+    for (std::string field :
+         {to_string(point.status), point.reason, std::to_string(point.kernel_ms.size()), number(kernel.median),
+          number(kernel.min), number(kernel.max), number(kernel.q1), number(kernel.q3), number(total.median),
+          number(total.min), number(total.max), number(workload::summarize(point.h2d_ms).median),
+          number(workload::summarize(point.d2h_ms).median), number(rate.median), number(rate.min), number(rate.max),
+          rate_unit(point.unit), number(point.max_error), number(point.tolerance)}) {
+        row.push_back(std::move(field));
+    }
+    for (const auto& name : extra_names) {
+        const auto extra = std::find_if(point.extras.begin(), point.extras.end(),
+                                        [&](const auto& existing) { return existing.first == name; });
+        row.push_back(extra == point.extras.end() ? "" : format::exact(workload::summarize(extra->second).median));
+    }
     const auto& build = build_info();
+    for (std::string field : {std::to_string(bench.warmup), std::to_string(bench.seed), build.version, build.commit,
+                              build.compiler, build.cuda_compiler}) {
+        row.push_back(std::move(field));
+    }
+    return row;
+}
+
+} // namespace
+
+std::string bench_csv(const Benchmark& bench)
+{
+    std::ostringstream out;
+    const auto extra_names = bench_extra_names(bench);
+    csv::write_row(out, bench_header(bench, extra_names));
     for (const auto& point : bench.points) {
-        const auto& p = point.job.device.properties();
-        std::vector<std::string> row{bench.info.name,
-                                     point.job.variant,
-                                     point.job.label,
-                                     p.name,
-                                     api_label(point.job.device),
-                                     p.driver_version,
-                                     p.api_version,
-                                     backend_version(point.job.device)};
-        for (const auto& parameter : bench.info.parameters) {
-            row.push_back(point.job.settings.values().at(parameter.name));
-        }
-        const auto number = [&](double value) { return point.measured() ? format::exact(value) : std::string(); };
-        const workload::Summary kernel = workload::summarize(point.kernel_ms),
-                                total = workload::summarize(point.total_ms), rate = workload::summarize(point.rate);
-        for (std::string field :
-             {to_string(point.status), point.reason, std::to_string(point.kernel_ms.size()), number(kernel.median),
-              number(kernel.min), number(kernel.max), number(kernel.q1), number(kernel.q3), number(total.median),
-              number(total.min), number(total.max), number(workload::summarize(point.h2d_ms).median),
-              number(workload::summarize(point.d2h_ms).median), number(rate.median), number(rate.min), number(rate.max),
-              rate_unit(point.unit), number(point.max_error), number(point.tolerance)}) {
-            row.push_back(std::move(field));
-        }
-        for (const auto& name : extra_names) {
-            const auto extra = std::find_if(point.extras.begin(), point.extras.end(),
-                                            [&](const auto& existing) { return existing.first == name; });
-            row.push_back(extra == point.extras.end() ? "" : format::exact(workload::summarize(extra->second).median));
-        }
-        for (std::string field : {std::to_string(bench.warmup), std::to_string(bench.seed), build.version, build.commit,
-                                  build.compiler, build.cuda_compiler}) {
-            row.push_back(std::move(field));
-        }
-        csv::write_row(out, row);
+        csv::write_row(out, bench_row(bench, point, extra_names));
     }
     return out.str();
 }
