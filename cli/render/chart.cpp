@@ -134,12 +134,54 @@ std::string escape(const std::string& text)
     return out;
 }
 
+namespace {
+
+/// The bar chart's layout, in SVG units: labels left of the plot, bars stacked down in groups.
+constexpr double bar_label_width = 300, bar_left = bar_label_width + 10, bar_right = 780;
+constexpr double bar_height = 18, bar_gap = 5, bar_group_gap = 24, bar_top = 40;
+
+/// The stacked segments' legend, a row at `y`.
+std::string segment_legend(const BarChart& chart, double y)
+{
+    std::string svg;
+    double x = bar_left;
+    for (std::size_t i = 0; i < chart.segments.size(); ++i) {
+        svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"12\" height=\"12\" fill=\"" +
+               segment_colors[i % std::size(segment_colors)] + "\"/>\n";
+        svg += text(x + 16, y + 10, chart.segments[i], "class=\"legend\"");
+        x += 30 + 8.0 * static_cast<double>(display_width(chart.segments[i]));
+    }
+    return svg;
+}
+
+/// One bar at `y`: its label, its segments end to end, and its total after them.
+std::string bar_marks(const BarChart& chart, const Bar& bar, const Scale& scale, double y)
+{
+    const bool stacked = chart.segments.size() > 1;
+    std::string svg = text(bar_label_width, y + 13, truncate(bar.label, 44), "text-anchor=\"end\" class=\"label\"");
+    double x = bar_left, sum = 0;
+    for (std::size_t i = 0; i < bar.segments.size(); ++i) {
+        const double value = bar.segments[i];
+        const double end = scale(sum + value);
+        const std::string color = stacked ? segment_colors[i % std::size(segment_colors)] : bar.color;
+        const std::string name = stacked ? chart.segments[i] : chart.segments.front();
+        svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" + number(std::max(end - x, 0.0)) +
+               "\" height=\"" + number(bar_height) + "\" fill=\"" + color + "\" data-series=\"" + escape(bar.label) +
+               "\" data-metric=\"" + escape(chart.metric) + "\" data-segment=\"" + escape(name) + "\" data-value=\"" +
+               format::exact(value) + "\"><title>" + escape(bar.label) + ": " + escape(name) + " " +
+               escape(value_label(value, chart.unit)) + "</title></rect>\n";
+        x = end;
+        sum += value;
+    }
+    return svg + text(x + 6, y + 13, value_label(sum, chart.unit), "class=\"value\"");
+}
+
+} // namespace
+
 std::string bars(const BarChart& chart)
 {
-    constexpr double width = 900, label_width = 300, plot_left = label_width + 10, plot_right = 780;
-    constexpr double bar_height = 18, bar_gap = 5, group_gap = 24, top = 40;
+    constexpr double width = 900;
     const bool stacked = chart.segments.size() > 1;
-
     double largest = chart.reference;
     std::size_t bar_count = 0;
     for (const auto& group : chart.groups) {
@@ -155,58 +197,33 @@ std::string bars(const BarChart& chart)
         }
     }
     const double legend = stacked ? 24 : 0;
-    const double height = top + legend + static_cast<double>(chart.groups.size()) * group_gap +
-                          static_cast<double>(bar_count) * (bar_height + bar_gap) + 40;
-    const Scale scale = value_scale(0, largest, plot_left, plot_right, false);
-
-    std::string svg = svg_open(width, height, chart.title);
-    double y = top;
-    if (stacked) {
-        double x = plot_left;
-        for (std::size_t i = 0; i < chart.segments.size(); ++i) {
-            svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"12\" height=\"12\" fill=\"" +
-                   segment_colors[i % std::size(segment_colors)] + "\"/>\n";
-            svg += text(x + 16, y + 10, chart.segments[i], "class=\"legend\"");
-            x += 30 + 8.0 * static_cast<double>(display_width(chart.segments[i]));
-        }
-        y += legend;
-    }
-    const double plot_top = y;
-    const double plot_bottom = plot_top + static_cast<double>(chart.groups.size()) * group_gap +
+    const double plot_top = bar_top + legend;
+    const double plot_bottom = plot_top + static_cast<double>(chart.groups.size()) * bar_group_gap +
                                static_cast<double>(bar_count) * (bar_height + bar_gap);
+    const Scale scale = value_scale(0, largest, bar_left, bar_right, false);
+
+    std::string svg = svg_open(width, plot_bottom + 40, chart.title);
+    if (stacked) {
+        svg += segment_legend(chart, bar_top);
+    }
     // The grid first, so that the bars are drawn over it.
     for (const double tick : scale.ticks()) {
         svg += line(scale(tick), plot_top, scale(tick), plot_bottom, "class=\"grid\"");
         svg += text(scale(tick), plot_bottom + 16, format::compact(tick), "text-anchor=\"middle\" class=\"tick\"");
     }
+    double y = plot_top;
     for (const auto& group : chart.groups) {
         svg += text(10, y + 16, group.title, "class=\"group\"");
-        y += group_gap;
+        y += bar_group_gap;
         for (const auto& bar : group.bars) {
-            svg += text(label_width, y + 13, truncate(bar.label, 44), "text-anchor=\"end\" class=\"label\"");
-            double x = plot_left, sum = 0;
-            for (std::size_t i = 0; i < bar.segments.size(); ++i) {
-                const double value = bar.segments[i];
-                const double end = scale(sum + value);
-                const std::string color = stacked ? segment_colors[i % std::size(segment_colors)] : bar.color;
-                const std::string name = stacked ? chart.segments[i] : chart.segments.front();
-                svg += "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" +
-                       number(std::max(end - x, 0.0)) + "\" height=\"" + number(bar_height) + "\" fill=\"" + color +
-                       "\" data-series=\"" + escape(bar.label) + "\" data-metric=\"" + escape(chart.metric) +
-                       "\" data-segment=\"" + escape(name) + "\" data-value=\"" + format::exact(value) + "\"><title>" +
-                       escape(bar.label) + ": " + escape(name) + " " + escape(value_label(value, chart.unit)) +
-                       "</title></rect>\n";
-                x = end;
-                sum += value;
-            }
-            svg += text(x + 6, y + 13, value_label(sum, chart.unit), "class=\"value\"");
+            svg += bar_marks(chart, bar, scale, y);
             y += bar_height + bar_gap;
         }
     }
     if (chart.reference > 0) {
         svg += line(scale(chart.reference), plot_top, scale(chart.reference), plot_bottom, "class=\"reference\"");
     }
-    svg += text((plot_left + plot_right) / 2, plot_bottom + 34, chart.unit, "text-anchor=\"middle\" class=\"axis\"");
+    svg += text((bar_left + bar_right) / 2, plot_bottom + 34, chart.unit, "text-anchor=\"middle\" class=\"axis\"");
     return svg + "</svg>\n";
 }
 
