@@ -111,8 +111,8 @@ std::vector<Check> run_checks(const Arguments& arguments, const CacheDiagnosis& 
     }
     check_search_path("DUET_BACKEND_PATH", Registry::environment_search_path(), "libduet_backend_<name>.so",
                       backend_files, checks);
-    check_search_path("DUET_PLUGIN_PATH", WorkloadRegistry::environment_search_path(), "libduet_workload_<name>.so",
-                      workload_files, checks);
+    check_search_path("DUET_PLUGIN_PATH", WorkloadRegistry::environment_search_path(),
+                      "libduet_workload_<name>.so or <name>.duet.toml", workload_files, checks);
     for (const auto& backend : registry.backends()) {
         if (backend_problem(backend)) {
             checks.push_back({false, "backend plugin " + backend.name + " (" + backend.path.string() +

@@ -3,6 +3,8 @@
 
 #include "model/usage_error.hpp"
 
+#include <duet/workload/manifest.hpp>
+
 #include <algorithm>
 
 namespace duet::cli {
@@ -10,8 +12,14 @@ namespace duet::cli {
 std::shared_ptr<const Workload> find_workload(const std::string& name)
 {
     try {
+        // A manifest's path runs the kernel pair it describes; a bad manifest is a usage error.
+        if (workload::is_manifest(name)) {
+            return workload::load_manifest(name);
+        }
         return WorkloadRegistry::global().find(name);
     } catch (const NotFound& error) {
+        throw UsageError(error.message());
+    } catch (const InvalidArgument& error) {
         throw UsageError(error.message());
     }
 }

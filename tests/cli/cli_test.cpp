@@ -324,7 +324,7 @@ TEST(Cli, AnUnknownWorkloadNamesTheFoldersSearchedAndDuetPluginPath)
     const TempDir plugins;
     const auto unset = run_duet({"run", "no_such_workload"}, {{"DUET_PLUGIN_PATH", std::nullopt}});
     EXPECT_EQ(unset.exit_code, 2);
-    EXPECT_THAT(unset.err, HasSubstr("searched for libduet_workload_<name>.so in: "));
+    EXPECT_THAT(unset.err, HasSubstr("searched for libduet_workload_<name>.so and <name>.duet.toml in: "));
     EXPECT_THAT(unset.err, HasSubstr("workloads")); // the build tree's plugin folder
     EXPECT_THAT(unset.err, HasSubstr("DUET_PLUGIN_PATH is unset"));
     const auto set = run_duet({"run", "no_such_workload"}, {{"DUET_PLUGIN_PATH", plugins.path().string()}});
@@ -711,6 +711,48 @@ TEST(Cli, TestRunsEveryDeclaredCaseOfAWorkload)
     const auto none = run_duet({"test", "wrong", "--devices", device}, wrong_plugins);
     EXPECT_EQ(none.exit_code, 1);
     EXPECT_THAT(none.err, HasSubstr("wrong declares no test cases"));
+}
+
+// --- ports: a kernel pair described by a manifest ---
+
+const std::filesystem::path ports = DUET_PORTS_DIR;
+
+TEST(Cli, APortManifestRunsByPathAndByNameOnThePluginPath)
+{
+    REQUIRE_A_DEVICE(device);
+    const std::string saxpy = (ports / "saxpy" / "saxpy.duet.toml").string();
+    const auto compare = run_duet(std::vector<std::string>{"compare", saxpy, "--devices", device} + small);
+    EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
+    EXPECT_THAT(compare.out, HasSubstr("1 run: 1 checked. All agree with the CPU reference"));
+
+    const EnvChanges on_path{{"DUET_PLUGIN_PATH", (ports / "reduce").string()}};
+    const auto list = run_duet({"list"}, on_path);
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_THAT(list.out, HasSubstr("reduce"));
+    const auto test = run_duet({"test", "reduce", "--devices", device}, on_path);
+    EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
+    EXPECT_THAT(test.out, HasSubstr("All agree"));
+}
+
+TEST(Cli, ABadManifestIsAUsageErrorNamingItsLineAndNothingRuns)
+{
+    const TempDir dir;
+    for (const auto* file : {"saxpy.cu", "saxpy.cl"}) {
+        std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
+    }
+    std::string manifest = read_file((ports / "saxpy" / "saxpy.duet.toml").string());
+    const std::string count = "x = { type = \"float\", count = \"n\"";
+    ASSERT_NE(manifest.find(count), std::string::npos);
+    manifest.replace(manifest.find(count), count.size(), "x = { type = \"float\", count = \"n / 0\"");
+    std::ofstream(dir.path() / "bad.duet.toml") << manifest;
+    for (const auto* command : {"run", "compare", "test", "bench"}) {
+        const auto result = run_duet({command, (dir.path() / "bad.duet.toml").string()});
+        EXPECT_EQ(result.exit_code, 2) << command << ": " << result.err;
+        EXPECT_THAT(result.err, HasSubstr("bad.duet.toml:21: buffers.x.count: 'n / 0', column 3: division by zero"))
+            << command;
+        EXPECT_THAT(result.out, Not(HasSubstr("ms"))) << command << ": nothing was run";
+        EXPECT_THAT(result.err, Not(HasSubstr("terminate")));
+    }
 }
 
 TEST(Cli, CompareRefusesADeviceNamedTwiceByAnySelector)

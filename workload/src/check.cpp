@@ -57,10 +57,10 @@ Run execute(const Job& job, bool verify)
         return run;
     }
     const auto& m = run.measurement;
-    if (verify && !m.verified) {
+    if (verify && !m.verified && job.info.has_reference) {
         run.status = Status::wrong;
         run.reason = "the workload did not check its result against the CPU reference";
-    } else if (verify && !m.matches_reference()) {
+    } else if (verify && m.verified && !m.matches_reference()) {
         run.status = Status::wrong;
         run.reason = "differs from the CPU reference by " + error_text(m.max_error) + " (tolerance " +
                      error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) +
@@ -162,6 +162,12 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
         cross_check_group(runs, &Run::variant, variant_of, true);
     }
     for (auto run = begin; run != end; ++run) {
+        if (run->status == Status::ok && !run->job.info.has_reference && !run->device.compared() &&
+            !run->variant.compared()) {
+            run->status = Status::failed;
+            run->reason = "nothing checked its output: the workload has no reference, and no other device or "
+                          "variant ran it";
+        }
         run->measurement.output.release();
     }
 }

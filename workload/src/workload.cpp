@@ -2,6 +2,7 @@
 // that finds and loads workload plugins.
 #include <duet/error.hpp>
 #include <duet/workload.hpp>
+#include <duet/workload/manifest.hpp>
 
 #include <duet/detail/plugins.hpp>
 #include <duet/detail/text.hpp>
@@ -319,19 +320,42 @@ std::shared_ptr<const Workload> open_workload(const fs::path& path)
     return workload;
 }
 
+/// Manifests (*.duet.toml) in `directories`, by file name less the suffix; the first directory
+/// that has a name wins.
+std::map<std::string, fs::path> find_manifests(const std::vector<fs::path>& directories)
+{
+    std::map<std::string, fs::path> found;
+    for (const auto& directory : directories) {
+        std::error_code error;
+        for (const auto& entry : fs::directory_iterator(directory, error)) {
+            const std::string name = entry.path().filename().string();
+            if (workload::is_manifest(entry.path())) {
+                found.emplace(name.substr(0, name.size() - std::string(".duet.toml").size()), entry.path());
+            }
+        }
+    }
+    return found;
+}
+
 } // namespace
 
 WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
 {
-    for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
+    const auto load = [&](const std::string& name, const fs::path& path, const auto& open) {
         WorkloadPluginInfo info{name, path, false, {}};
         try {
-            workloads_.push_back(open_workload(path));
+            workloads_.push_back(open(path));
             info.loaded = true;
         } catch (const std::exception& error) {
             info.reason = error.what();
         }
         plugins_.push_back(std::move(info));
+    };
+    for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
+        load(name, path, open_workload);
+    }
+    for (const auto& [name, path] : find_manifests(directories)) {
+        load(name, path, workload::load_manifest);
     }
 }
 
@@ -354,10 +378,10 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
     const char* plugin_path = std::getenv(plugin_path_variable);
     fail<NotFound>("duet", "WorkloadRegistry::find",
                    "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
-                       "\nsearched for libduet_workload_<name>.so in: " + detail::join(directories_) + "\n(" +
-                       std::string(plugin_path_variable) + " " +
+                       "\nsearched for libduet_workload_<name>.so and <name>.duet.toml in: " +
+                       detail::join(directories_) + "\n(" + std::string(plugin_path_variable) + " " +
                        (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
-                       "; a folder of your own workload plugins goes there)");
+                       "; a folder of your own workload plugins or manifests goes there)");
 }
 
 } // namespace duet

@@ -177,6 +177,11 @@ public:
         const std::array<detail::LaunchArg, sizeof...(Args)> packed{detail::launch_arg(args)...};
         launch_packed(kernel, range, packed.data(), packed.size());
     }
+    /// The same with arguments assembled at run time (a manifest's), each from detail::launch_arg.
+    void launch(const Kernel& kernel, const Range& range, std::span<const detail::LaunchArg> args)
+    {
+        launch_packed(kernel, range, args.data(), args.size());
+    }
 
     /// clEnqueueMarkerWithWaitList / cuEventRecord
     Event record();

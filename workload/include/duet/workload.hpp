@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 4
+#define DUET_WORKLOAD_ABI_VERSION 5
 
 namespace duet {
 
@@ -59,6 +59,9 @@ struct WorkloadInfo {
     /// multiple of the block, large. Each names only the parameters it changes.
     std::vector<std::map<std::string, std::string>> test_cases;
     std::vector<WorkloadRule> rules;
+    /// false: no reference computes the expected result (a kernel-pair manifest may name none), so
+    /// a run is checked against the other devices and variants only.
+    bool has_reference = true;
 };
 
 /// Parameter values checked against a WorkloadInfo: every parameter has a value, in its range,

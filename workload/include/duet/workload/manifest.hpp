@@ -1,0 +1,21 @@
+// Kernel pairs described in one file: a manifest (*.duet.toml) names a CUDA kernel and its OpenCL
+// port, their parameters, buffers, scalars, launch geometry and reference, and duet runs and
+// compares them like any workload, with no C++ written. README's "Port check" shows the format.
+#pragma once
+
+#include <duet/workload.hpp>
+
+#include <filesystem>
+#include <memory>
+
+namespace duet::workload {
+
+/// Whether `path` names a manifest: a file name ending in ".duet.toml".
+bool is_manifest(const std::filesystem::path& path);
+
+/// The workload the manifest at `path` describes, once every field, expression and source file
+/// is read and both kernels' parameters are checked against its arguments and each other.
+/// InvalidArgument naming the file, the line and the field of the first problem.
+std::shared_ptr<const Workload> load_manifest(const std::filesystem::path& path);
+
+} // namespace duet::workload

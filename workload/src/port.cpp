@@ -1,0 +1,555 @@
+// A manifest's kernel pair as a workload, run with the kit's pieces: buffers drawn or filled as
+// the manifest says, outputs poisoned with sentinels past their end, the launches timed on the
+// device clock and repeated until the median settles, the outputs checked against the reference
+// the manifest names (another kernel pair, a C function, or none: the devices against each other).
+#include "port.hpp"
+
+#include <duet/error.hpp>
+#include <duet/workload/kit.hpp>
+
+#include <boost/dll/shared_library.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+
+namespace duet::workload::port {
+
+namespace {
+
+/// Everything a run's settings decide, evaluated once, before anything is allocated.
+struct Plan {
+    std::map<std::string, Number> values;
+    std::vector<std::size_t> counts; ///< per buffer
+    Range range;
+    std::size_t local_bytes = 0;
+    std::vector<std::array<std::byte, 8>> scalars; ///< each scalar's value, as the kernel takes it
+    std::size_t launches = 1;
+};
+
+/// The index of the buffer `name` in the manifest; SIZE_MAX when it names none.
+std::size_t buffer_index(const Manifest& manifest, const std::string& name)
+{
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        if (manifest.buffers[i].name == name) {
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+Range plan_range(const LaunchDecl& launch, const std::map<std::string, Number>& values)
+{
+    const auto dims = static_cast<std::uint32_t>(launch.block.size());
+    std::array<std::size_t, 3> grid{1, 1, 1}, block{1, 1, 1}, domain{1, 1, 1};
+    const auto positive = [&](const Formula& formula, const char* what) {
+        const std::int64_t value = formula.integer(values);
+        if (value < 1) {
+            fail(formula.place, std::string(what) + " must be at least 1; '" + formula.expression.text() + "' is " +
+                                    std::to_string(value));
+        }
+        return static_cast<std::size_t>(value);
+    };
+    for (std::uint32_t d = 0; d < dims; ++d) {
+        block[d] = positive(launch.block[d], "a block dimension");
+        if (!launch.domain.empty()) {
+            domain[d] = positive(launch.domain[d], "a domain dimension");
+        }
+        grid[d] = launch.grid.empty() ? (domain[d] + block[d] - 1) / block[d] : positive(launch.grid[d], "a grid dimension");
+        if (!launch.domain.empty() && grid[d] * block[d] < domain[d]) {
+            fail(launch.grid[d].place, "grid × block covers " + std::to_string(grid[d] * block[d]) + " work-items in dimension " +
+                                           std::to_string(d) + "; the domain has " + std::to_string(domain[d]));
+        }
+    }
+    return Range::grid_block(dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]});
+}
+
+std::array<std::byte, 8> scalar_bytes(const ScalarDecl& scalar, const std::map<std::string, Number>& values)
+{
+    std::array<std::byte, 8> bytes{};
+    with_element_type(scalar.type, [&]<class T>(std::type_identity<T>) {
+        T value{};
+        if constexpr (std::is_floating_point_v<T>) {
+            value = static_cast<T>(scalar.value.real(values));
+        } else {
+            const std::int64_t wide = scalar.value.integer(values);
+            if (wide < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+                (wide > 0 && static_cast<std::uint64_t>(wide) > std::numeric_limits<T>::max())) {
+                fail(scalar.value.place, std::to_string(wide) + " does not fit " + std::string(to_string(scalar.type)));
+            }
+            value = static_cast<T>(wide);
+        }
+        std::memcpy(bytes.data(), &value, sizeof(T));
+    });
+    return bytes;
+}
+
+std::size_t product(const Dim3& d)
+{
+    return d.x * d.y * d.z;
+}
+
+Plan make_plan(const Manifest& manifest, const Settings& settings)
+{
+    Plan plan;
+    plan.values = parameter_values(manifest, settings);
+    plan.range = plan_range(manifest.launch, plan.values);
+    const std::size_t items = manifest.launch.domain.empty()
+                                  ? product(plan.range.global())
+                                  : product(Dim3{static_cast<std::size_t>(manifest.launch.domain[0].integer(plan.values)),
+                                                 manifest.launch.domain.size() > 1
+                                                     ? static_cast<std::size_t>(manifest.launch.domain[1].integer(plan.values))
+                                                     : 1,
+                                                 manifest.launch.domain.size() > 2
+                                                     ? static_cast<std::size_t>(manifest.launch.domain[2].integer(plan.values))
+                                                     : 1});
+    for (const auto& buffer : manifest.buffers) {
+        const std::int64_t count = buffer.count.integer(plan.values);
+        if (count < 1) {
+            fail(buffer.count.place, "must be at least 1; '" + buffer.count.expression.text() + "' is " + std::to_string(count));
+        }
+        const auto n = static_cast<std::size_t>(count);
+        if (n > (std::numeric_limits<std::size_t>::max() - sentinel_elements) / element_size(buffer.type)) {
+            fail(buffer.count.place, std::to_string(n) + " elements of " + std::string(to_string(buffer.type)) +
+                                         " overflow a 64-bit size in bytes");
+        }
+        const std::size_t needed = buffer.index == BufferDecl::Index::item    ? items
+                                   : buffer.index == BufferDecl::Index::group ? product(plan.range.grid)
+                                                                          : 0;
+        if (n < needed) {
+            fail(buffer.count.place,
+                 std::to_string(n) + " elements is too small for the launch: it indexes one per " +
+                     (buffer.index == BufferDecl::Index::item ? "work-item" : "block") + " (index = \"" +
+                     (buffer.index == BufferDecl::Index::item ? "item" : "group") + "\"), " + std::to_string(needed) + " in all");
+        }
+        if (buffer.init.kind == Init::Kind::file && buffer.init.bytes.size() != n * element_size(buffer.type)) {
+            fail(buffer.place, "its file holds " + std::to_string(buffer.init.bytes.size() / element_size(buffer.type)) +
+                                   " elements; count is " + std::to_string(n));
+        }
+        plan.counts.push_back(n);
+    }
+    if (manifest.swap) {
+        const std::size_t a = buffer_index(manifest, manifest.swap->first), b = buffer_index(manifest, manifest.swap->second);
+        if (plan.counts[a] != plan.counts[b]) {
+            fail(manifest.buffers[b].count.place, "'" + manifest.buffers[b].name + "' is swapped with '" +
+                                                      manifest.buffers[a].name + "', so it must hold as many elements: " +
+                                                      std::to_string(plan.counts[b]) + " against " +
+                                                      std::to_string(plan.counts[a]));
+        }
+    }
+    if (manifest.launch.local_memory) {
+        const std::int64_t bytes = manifest.launch.local_memory->integer(plan.values);
+        if (bytes < 1) {
+            fail(manifest.launch.local_memory->place, "must be at least 1 byte");
+        }
+        plan.local_bytes = static_cast<std::size_t>(bytes);
+    }
+    for (const auto& scalar : manifest.scalars) {
+        plan.scalars.push_back(scalar_bytes(scalar, plan.values));
+    }
+    const std::int64_t launches = manifest.launches.integer(plan.values);
+    if (launches < 1) {
+        fail(manifest.launches.place, "must be at least 1");
+    }
+    plan.launches = static_cast<std::size_t>(launches);
+    return plan;
+}
+
+/// A buffer's starting values, `count` elements; random ones from `seed`.
+Values initial_values(const BufferDecl& buffer, std::size_t count, std::uint64_t seed)
+{
+    return with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) -> Values {
+        std::vector<T> values(count);
+        std::mt19937_64 engine(seed);
+        switch (buffer.init.kind) {
+        case Init::Kind::random:
+            for (T& value : values) {
+                if constexpr (std::is_floating_point_v<T>) {
+                    value = std::uniform_real_distribution<T>(static_cast<T>(buffer.init.low),
+                                                              static_cast<T>(buffer.init.high))(engine);
+                } else {
+                    value = static_cast<T>(std::uniform_int_distribution<std::int64_t>(
+                        static_cast<std::int64_t>(buffer.init.low), static_cast<std::int64_t>(buffer.init.high))(engine));
+                }
+            }
+            break;
+        case Init::Kind::constant:
+            std::fill(values.begin(), values.end(), static_cast<T>(buffer.init.value));
+            break;
+        case Init::Kind::iota:
+            for (std::size_t i = 0; i < count; ++i) {
+                values[i] = static_cast<T>(buffer.init.value + static_cast<double>(i));
+            }
+            break;
+        case Init::Kind::file:
+            std::memcpy(values.data(), buffer.init.bytes.data(), count * sizeof(T));
+            break;
+        case Init::Kind::none:
+            std::fill(values.begin(), values.end(), poison<T>());
+            break;
+        }
+        return values;
+    });
+}
+
+/// A program of the pair for `device`, its sources labelled with their files so that a build
+/// log names file and line.
+Kernel build_kernel(const Device& device, const KernelSource& cuda, const KernelSource& opencl,
+                    const std::map<std::string, Number>& values)
+{
+    const KernelSource& mine = device.backend() == "cuda" ? cuda : opencl;
+    const std::string text = "#line 1 \"" + mine.file.filename().string() + "\"\n" + mine.text;
+    const ProgramFormat format = mine.language == Language::cuda ? ProgramFormat::cuda_c : ProgramFormat::opencl_c;
+    BuildOptions options;
+    options.flags = mine.options;
+    for (const auto& [name, formula] : mine.defines) {
+        options.defines.emplace_back(name, to_string(formula.expression.evaluate(values)));
+    }
+    return device.build({mine.file.stem().string(), {{format, text}}}, options).kernel(mine.entry);
+}
+
+/// One run's buffers on a device: made, filled and read as the manifest says.
+class Buffers {
+public:
+    Buffers(const Manifest& manifest, const Plan& plan, const Device& device, std::uint64_t seed)
+        : manifest_(manifest), plan_(plan)
+    {
+        for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+            const BufferDecl& buffer = manifest.buffers[i];
+            const std::size_t element = element_size(buffer.type);
+            // A buffer swapped with an output may end up read as it: it gets the sentinels too.
+            const bool swapped = manifest.swap && (manifest.swap->first == buffer.name || manifest.swap->second == buffer.name);
+            const bool poisoned = buffer.output || buffer.init.kind == Init::Kind::none || swapped;
+            Slot slot{initial_values(buffer, plan.counts[i], seed + i), {},
+                      device.alloc_bytes((plan.counts[i] + (poisoned ? sentinel_elements : 0)) * element), poisoned};
+            if (buffer.output) {
+                slot.host = device.alloc_host((plan.counts[i] + sentinel_elements) * element, HostMemoryKind::pageable);
+            }
+            slots_.push_back(std::move(slot));
+        }
+    }
+
+    /// Untimed: poisons every buffer nothing fills, and every output past its end.
+    void poison(Queue& queue)
+    {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            if (slots_[i].poisoned) {
+                with_element_type(manifest_.buffers[i].type, [&]<class T>(std::type_identity<T>) {
+                    queue.fill(Buffer<T>(slots_[i].device), workload::poison<T>());
+                    if (manifest_.buffers[i].output) {
+                        std::ranges::fill(slots_[i].host.template as<T>(), workload::poison<T>());
+                    }
+                });
+            }
+        }
+        order_.clear();
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            order_.push_back(i);
+        }
+    }
+    void write(Queue& queue)
+    {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            if (manifest_.buffers[i].init.kind != Init::Kind::none) {
+                with_element_type(manifest_.buffers[i].type, [&]<class T>(std::type_identity<T>) {
+                    queue.write(BufferView<T>{slots_[i].device, 0, plan_.counts[i]},
+                                std::span<const T>(slots_[i].initial.template as<T>()));
+                });
+            }
+        }
+    }
+    /// The launches of one pass, the swap between each two.
+    void launch(Queue& queue, const Kernel& kernel, const Range& range, const std::vector<std::string>& args)
+    {
+        for (std::size_t n = 0; n < plan_.launches; ++n) {
+            std::vector<detail::LaunchArg> packed;
+            for (const auto& arg : args) {
+                packed.push_back(argument(arg));
+            }
+            queue.launch(kernel, range, std::span<const detail::LaunchArg>(packed));
+            if (manifest_.swap && n + 1 < plan_.launches) {
+                std::swap(order_[buffer_index(manifest_, manifest_.swap->first)],
+                          order_[buffer_index(manifest_, manifest_.swap->second)]);
+            }
+        }
+    }
+    void read(Queue& queue)
+    {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            if (manifest_.buffers[i].output) {
+                queue.read(slots_[i].host.as<std::byte>(), Buffer<std::byte>(slots_[order_[i]].device));
+            }
+        }
+    }
+    /// The outputs, end to end in the manifest's order, once their sentinels are checked.
+    Values outputs() const
+    {
+        Values all;
+        bool first = true;
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            const BufferDecl& buffer = manifest_.buffers[i];
+            if (!buffer.output) {
+                continue;
+            }
+            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                const auto host = slots_[i].host.template as<const T>();
+                check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'");
+                Values part(std::vector<T>(host.begin(), host.begin() + plan_.counts[i]));
+                first ? void(all = std::move(part)) : all.append(part);
+                first = false;
+            });
+        }
+        return all;
+    }
+    /// Host copies of every buffer as the pass starts: what a C reference computes on.
+    std::vector<Values> initial() const
+    {
+        std::vector<Values> values;
+        for (const auto& slot : slots_) {
+            values.push_back(slot.initial);
+        }
+        return values;
+    }
+
+private:
+    struct Slot {
+        Values initial;
+        HostBuffer host; ///< outputs: where they are read to, sentinels included
+        RawBuffer device;
+        bool poisoned;
+    };
+    detail::LaunchArg argument(const std::string& name) const
+    {
+        if (name == "local") {
+            return detail::launch_arg(LocalMemory{plan_.local_bytes});
+        }
+        if (const std::size_t i = buffer_index(manifest_, name); i != SIZE_MAX) {
+            return detail::launch_arg(slots_[order_[i]].device);
+        }
+        for (std::size_t i = 0; i < manifest_.scalars.size(); ++i) {
+            if (manifest_.scalars[i].name == name) {
+                return {detail::LaunchArg::Kind::value, nullptr, plan_.scalars[i].data(),
+                        element_size(manifest_.scalars[i].type)};
+            }
+        }
+        throw InvalidArgument("duet", "manifest", 0, "", "no argument '" + name + "'");
+    }
+
+    const Manifest& manifest_;
+    const Plan& plan_;
+    std::vector<Slot> slots_;
+    std::vector<std::size_t> order_; ///< the buffer each name holds after the swaps so far
+};
+
+/// The outputs of the reference kernel pair, run once on the same device and inputs.
+Values kernel_reference(const Manifest& manifest, const Plan& plan, const Device& device, std::uint64_t seed)
+{
+    const Reference& reference = manifest.reference;
+    const LaunchDecl& launch = reference.launch ? *reference.launch : manifest.launch;
+    const Kernel kernel = build_kernel(device, reference.cuda, reference.opencl, plan.values);
+    const KernelSource& mine = device.backend() == "cuda" ? reference.cuda : reference.opencl;
+    Buffers buffers(manifest, plan, device, seed);
+    Queue queue = device.create_queue();
+    buffers.poison(queue);
+    buffers.write(queue);
+    buffers.launch(queue, kernel, reference.launch ? plan_range(launch, plan.values) : plan.range,
+                   mine.args.value_or(launch.args));
+    buffers.read(queue);
+    queue.finish();
+    return buffers.outputs();
+}
+
+/// The outputs of the C reference: called once per launch with the launch's arguments (host
+/// copies of the buffers, pointers to the scalars), as the kernel would be.
+Values library_reference(const Manifest& manifest, const Plan& plan, std::vector<Values> arrays)
+{
+    using Function = void(void* const*);
+    const Reference& reference = manifest.reference;
+    boost::dll::shared_library library;
+    try {
+        library.load(reference.library.string());
+    } catch (const std::exception& error) {
+        fail(reference.place, "cannot load " + reference.library.string() + ": " + error.what());
+    }
+    if (!library.has(reference.function)) {
+        fail(reference.place, reference.library.filename().string() + " exports no function '" + reference.function + "'");
+    }
+    auto& function = library.get<Function>(reference.function);
+    std::vector<std::size_t> order(arrays.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<std::array<std::byte, 8>> scalars = plan.scalars;
+    for (std::size_t n = 0; n < plan.launches; ++n) {
+        std::vector<void*> args;
+        for (const auto& arg : manifest.launch.args) {
+            void* pointer = nullptr;
+            if (const std::size_t i = buffer_index(manifest, arg); i != SIZE_MAX) {
+                pointer = with_element_type(arrays[order[i]].type(),
+                                            [&]<class T>(std::type_identity<T>) -> void* { return arrays[order[i]].as<T>().data(); });
+            }
+            for (std::size_t s = 0; s < manifest.scalars.size(); ++s) {
+                pointer = manifest.scalars[s].name == arg ? scalars[s].data() : pointer;
+            }
+            args.push_back(pointer);
+        }
+        function(args.data());
+        if (manifest.swap && n + 1 < plan.launches) {
+            std::swap(order[buffer_index(manifest, manifest.swap->first)], order[buffer_index(manifest, manifest.swap->second)]);
+        }
+    }
+    Values all;
+    bool first = true;
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        if (manifest.buffers[i].output) {
+            first ? void(all = std::move(arrays[order[i]])) : all.append(arrays[order[i]]);
+            first = false;
+        }
+    }
+    return all;
+}
+
+/// The relative error an output may have: its own, or its ULPs times the type's epsilon.
+double tolerance_of(const BufferDecl& buffer)
+{
+    const double epsilon = buffer.type == ElementType::f32   ? std::numeric_limits<float>::epsilon()
+                           : buffer.type == ElementType::f64 ? std::numeric_limits<double>::epsilon()
+                                                             : 1.0;
+    return std::max(buffer.relative_tolerance,
+                    buffer.ulps_tolerance ? static_cast<double>(*buffer.ulps_tolerance) * epsilon : 0.0);
+}
+
+class PortWorkload final : public Workload {
+public:
+    /// Every expression is evaluated for the defaults and each declared test case, so that one
+    /// that divides by zero or overflows there is refused with the manifest, not at a run.
+    explicit PortWorkload(Manifest manifest) : manifest_(std::move(manifest))
+    {
+        make_plan(manifest_, Settings(manifest_.info, {}));
+        for (const auto& values : manifest_.info.test_cases) {
+            make_plan(manifest_, Settings(manifest_.info, values));
+        }
+    }
+
+    WorkloadInfo info() const override { return manifest_.info; }
+
+    Footprint footprint(const RunRequest& request) const override
+    {
+        const Plan plan = make_plan(manifest_, request.settings);
+        Footprint footprint;
+        footprint.device_bytes = Spacer::bytes(request.device);
+        footprint.largest_buffer = footprint.device_bytes;
+        const int copies = manifest_.reference.kind == Reference::Kind::kernels ? 2 : 1;
+        for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
+            const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element_size(manifest_.buffers[i].type);
+            footprint.device_bytes += copies * bytes;
+            footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
+            footprint.host_bytes += (manifest_.buffers[i].output ? 4 : 2) * bytes;
+        }
+        return footprint;
+    }
+
+    Measurement run(const RunRequest& request) const override
+    {
+        const Plan plan = make_plan(manifest_, request.settings);
+        const Device& device = request.device;
+        const Kernel kernel = build_kernel(device, manifest_.cuda, manifest_.opencl, plan.values);
+        const KernelSource& mine = device.backend() == "cuda" ? manifest_.cuda : manifest_.opencl;
+        const std::vector<std::string> args = mine.args.value_or(manifest_.launch.args);
+        Buffers buffers(manifest_, plan, device, request.seed);
+        const Spacer spacer(device);
+        Queue queue = device.create_queue();
+        Measurement result;
+        result.samples = repeat(request.timing, [&] {
+            buffers.poison(queue);
+            queue.finish();
+            PhaseTimer timer(queue);
+            buffers.write(queue);
+            timer.mark(Phase::h2d);
+            timer.space(spacer);
+            buffers.launch(queue, kernel, plan.range, args);
+            timer.mark(Phase::kernel);
+            buffers.read(queue);
+            timer.mark(Phase::d2h);
+            return timer.sample();
+        });
+        result.set_medians();
+        result.work = work(plan);
+        result.output = buffers.outputs();
+        check(request, plan, buffers, result);
+        return result;
+    }
+
+private:
+    /// Bytes: each buffer argument once per launch.
+    double work(const Plan& plan) const
+    {
+        double bytes = 0;
+        for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
+            const auto& args = manifest_.launch.args;
+            if (args.empty() || std::find(args.begin(), args.end(), manifest_.buffers[i].name) != args.end()) {
+                bytes += static_cast<double>(plan.counts[i] * element_size(manifest_.buffers[i].type));
+            }
+        }
+        return bytes * static_cast<double>(plan.launches);
+    }
+
+    /// Each output against the reference with its own tolerance; the measurement carries the
+    /// worst of them.
+    void check(const RunRequest& request, const Plan& plan, const Buffers& buffers, Measurement& result) const
+    {
+        double loosest = 0;
+        for (const auto& buffer : manifest_.buffers) {
+            loosest = buffer.output ? std::max(loosest, tolerance_of(buffer)) : loosest;
+        }
+        result.tolerance = loosest;
+        result.tolerance_reason = "as the manifest allows";
+        if (manifest_.reference.kind == Reference::Kind::none || !request.verify) {
+            return;
+        }
+        Values expected;
+        result.reference_ms = host_ms([&] {
+            expected = manifest_.reference.kind == Reference::Kind::kernels
+                           ? kernel_reference(manifest_, plan, request.device, request.seed)
+                           : library_reference(manifest_, plan, buffers.initial());
+        });
+        // Output by output, each with its tolerance; the first that fails (else the last) is
+        // what the measurement reports.
+        std::size_t offset = 0;
+        bool failed = false;
+        for (std::size_t i = 0; i < manifest_.buffers.size() && !failed; ++i) {
+            const BufferDecl& buffer = manifest_.buffers[i];
+            if (!buffer.output) {
+                continue;
+            }
+            const auto slice = [&](const Values& all) {
+                return with_element_type(all.type(), [&]<class T>(std::type_identity<T>) -> Values {
+                    const auto& v = all.as<T>();
+                    return std::vector<T>(v.begin() + offset, v.begin() + offset + plan.counts[i]);
+                });
+            };
+            const double tolerance = tolerance_of(buffer);
+            result.agreement = compare(slice(result.output), slice(expected), tolerance);
+            result.max_error = result.agreement.max_error;
+            result.tolerance = tolerance;
+            result.tolerance_reason = buffer.tolerance_reason.empty()
+                                          ? "'" + buffer.name + "' as the manifest allows"
+                                          : "'" + buffer.name + "': " + buffer.tolerance_reason;
+            failed = !(result.max_error <= tolerance);
+            offset += plan.counts[i];
+        }
+        result.verified = true;
+    }
+
+    Manifest manifest_;
+};
+
+} // namespace
+
+std::shared_ptr<const Workload> make_port_workload(Manifest manifest)
+{
+    return std::make_shared<PortWorkload>(std::move(manifest));
+}
+
+} // namespace duet::workload::port
