@@ -120,8 +120,8 @@ TEST(Manifest, AnUnknownElementTypeListsTheKnownOnes)
 TEST(Manifest, AnExpressionThatDoesNotParseGivesItsColumn)
 {
     TempDir dir;
-    const auto message = refusal(manifest_with(dir, "x = { type = \"float\", count = \"n\"",
-                                               "x = { type = \"float\", count = \"n *\""));
+    const auto message =
+        refusal(manifest_with(dir, "x = { type = \"float\", count = \"n\"", "x = { type = \"float\", count = \"n *\""));
     EXPECT_NE(message.find("bad.duet.toml:12: buffers.x.count:"), std::string::npos) << message;
     EXPECT_NE(message.find("column"), std::string::npos) << message;
 }
@@ -146,8 +146,8 @@ TEST(Manifest, ADivisionByZeroForTheDefaultsIsRefusedWhenRead)
 TEST(Manifest, ABufferTooSmallForTheLaunchIsRefused)
 {
     TempDir dir;
-    const auto message = refusal(manifest_with(dir, "x = { type = \"float\", count = \"n\"",
-                                               "x = { type = \"float\", count = \"n - 1\""));
+    const auto message = refusal(
+        manifest_with(dir, "x = { type = \"float\", count = \"n\"", "x = { type = \"float\", count = \"n - 1\""));
     EXPECT_NE(message.find("bad.duet.toml:12: buffers.x.count: 999 elements is too small for the launch"),
               std::string::npos)
         << message;
@@ -172,9 +172,9 @@ TEST(Manifest, ASizeThatOverflowsIsRefused)
 TEST(Manifest, AnArgumentCountThatDoesNotMatchTheKernelShowsBothSignatures)
 {
     TempDir dir;
-    const auto message = refusal(manifest_with(dir, "args = [\"n\", \"a\", \"x\", \"y\"]", "args = [\"n\", \"a\", \"x\"]"));
-    EXPECT_NE(message.find("bad.duet.toml:20: launch.args: the kernels do not take these arguments"),
-              std::string::npos)
+    const auto message =
+        refusal(manifest_with(dir, "args = [\"n\", \"a\", \"x\", \"y\"]", "args = [\"n\", \"a\", \"x\"]"));
+    EXPECT_NE(message.find("bad.duet.toml:20: launch.args: the kernels do not take these arguments"), std::string::npos)
         << message;
     EXPECT_NE(message.find("takes 4 parameters; the manifest gives 3"), std::string::npos) << message;
     EXPECT_NE(message.find("CUDA saxpy (saxpy.cu:1)"), std::string::npos) << message;
@@ -187,8 +187,7 @@ TEST(Manifest, AnElementTypeThatDiffersBetweenThePortsIsMarked)
     std::string opencl = opencl_saxpy;
     opencl.replace(opencl.find("__global float* y"), 17, "__global double* y");
     const auto message = refusal(manifest_with(dir, "", "", opencl));
-    EXPECT_NE(message.find("OpenCL argument 4 ('y'): takes double elements; the buffer holds float"),
-              std::string::npos)
+    EXPECT_NE(message.find("OpenCL argument 4 ('y'): takes double elements; the buffer holds float"), std::string::npos)
         << message;
     // The row of the first difference is marked, with both declarations side by side.
     const auto row = message.find("> ");

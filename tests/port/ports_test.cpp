@@ -49,9 +49,7 @@ TEST_P(Port, MatchesItsReference)
 INSTANTIATE_TEST_SUITE_P(Examples, Port,
                          ::testing::Combine(::testing::Values("saxpy", "transpose", "reduce"),
                                             ::testing::ValuesIn(device_params())),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
-                         });
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
 // [repeat] with swap, as an iterative stencil's host loop: u -> v, swap, v -> u, ...; after the
 // last launch "v" names the buffer that launch wrote, whatever the count's parity.
@@ -93,8 +91,12 @@ swap = ["u", "v"]
     const auto workload = workload::load_manifest(dir.path() / "step.duet.toml");
     for (const int steps : {1, 2, 3}) {
         SCOPED_TRACE("steps = " + std::to_string(steps));
-        RunRequest request{*GetParam().device, "port",
-                           Settings(workload->info(), {{"n", "1000"}, {"steps", std::to_string(steps)}}), true, 1, {}};
+        RunRequest request{*GetParam().device,
+                           "port",
+                           Settings(workload->info(), {{"n", "1000"}, {"steps", std::to_string(steps)}}),
+                           true,
+                           1,
+                           {}};
         request.timing = workload::Timing::exactly(2, 0); // two passes: the second starts from the same inputs
         const auto output = workload->run(request).output.as<float>();
         ASSERT_EQ(output.size(), 1000u);

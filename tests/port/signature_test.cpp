@@ -54,11 +54,11 @@ scale(const float* __restrict__ in, float* out,
 
 TEST(Signature, AnOpenCLKernelWithAddressSpaces)
 {
-    const auto signature = signature_of(
-        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
-        "void reduce(global const double* restrict in, __local float* scratch, __constant int* table,\n"
-        "            const uint n, ulong m, uchar flag, float * const out_is_not_const)\n{}\n",
-        "reduce", Language::opencl);
+    const auto signature =
+        signature_of("__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+                     "void reduce(global const double* restrict in, __local float* scratch, __constant int* table,\n"
+                     "            const uint n, ulong m, uchar flag, float * const out_is_not_const)\n{}\n",
+                     "reduce", Language::opencl);
     EXPECT_EQ(signature.line, 2u);
     ASSERT_EQ(signature.parameters.size(), 7u);
     EXPECT_EQ(signature.parameters[0].space, AddressSpace::global);
@@ -100,8 +100,7 @@ template <int N> __global__ void third(float* a) {}
 TEST(Signature, AnUnreadableParameterListIsAnError)
 {
     EXPECT_THROW(read_signature("__kernel void f(__global float* x", "f", Language::opencl), std::invalid_argument);
-    EXPECT_THROW(read_signature("__kernel void f(__global float* x, )", "f", Language::opencl),
-                 std::invalid_argument);
+    EXPECT_THROW(read_signature("__kernel void f(__global float* x, )", "f", Language::opencl), std::invalid_argument);
     EXPECT_THROW(read_signature("__kernel void f(int)", "f", Language::opencl), std::invalid_argument);
 }
 

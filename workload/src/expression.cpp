@@ -216,8 +216,8 @@ private:
         const std::string word = text_.substr(start, at_ - start);
         skip_space();
         if (!at_end() && text_[at_] == '(') {
-            const auto function = std::find_if(functions.begin(), functions.end(),
-                                               [&](const auto& f) { return f.first == word; });
+            const auto function =
+                std::find_if(functions.begin(), functions.end(), [&](const auto& f) { return f.first == word; });
             if (function == functions.end()) {
                 throw error_at(text_, start + 1,
                                "unknown function '" + word + "'; known: min, max, ceil_div, round_up (each of two)");
@@ -235,9 +235,10 @@ private:
             for (const auto& name : names_) {
                 known += (known.empty() ? "" : ", ") + name;
             }
-            throw error_at(text_, start + 1,
-                           "unknown name '" + word + "'; " +
-                               (names_.empty() ? "the manifest declares no parameters" : "the parameters are " + known));
+            throw error_at(
+                text_, start + 1,
+                "unknown name '" + word + "'; " +
+                    (names_.empty() ? "the manifest declares no parameters" : "the parameters are " + known));
         }
         steps_.push_back({Step::Kind::name, {}, word, start + 1});
     }

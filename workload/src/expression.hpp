@@ -49,8 +49,20 @@ public:
 
     /// One step of the parsed expression in postfix order, evaluated on a stack.
     struct Step {
-        enum class Kind { number, name, negate, add, subtract, multiply, divide, remainder, min, max, ceil_div,
-                          round_up } kind;
+        enum class Kind {
+            number,
+            name,
+            negate,
+            add,
+            subtract,
+            multiply,
+            divide,
+            remainder,
+            min,
+            max,
+            ceil_div,
+            round_up
+        } kind;
         Number number;
         std::string name;
         std::size_t column; ///< where the step's token starts, for its errors

@@ -105,8 +105,8 @@ void check_interfaces(const Manifest& manifest, const KernelSource& cuda, const 
                 continue;
             }
             if (side.parameter[i] >= parameters.size()) {
-                side.problem = "argument " + std::to_string(i + 1) + " ('" + side.args[i].name + "') has no parameter: " +
-                               source->entry + " takes " + std::to_string(parameters.size());
+                side.problem = "argument " + std::to_string(i + 1) + " ('" + side.args[i].name +
+                               "') has no parameter: " + source->entry + " takes " + std::to_string(parameters.size());
             } else if (auto why = mismatch(side.args[i], parameters[side.parameter[i]], source->language);
                        !why.empty()) {
                 side.problem = "argument " + std::to_string(i + 1) + " ('" + side.args[i].name + "'): " + why;
@@ -114,8 +114,8 @@ void check_interfaces(const Manifest& manifest, const KernelSource& cuda, const 
             side.row = side.problem.empty() ? side.row : i;
         }
         if (side.problem.empty() && next < parameters.size()) {
-            side.problem = source->entry + " takes " + std::to_string(parameters.size()) + " parameters; the manifest gives " +
-                           std::to_string(next) + " arguments";
+            side.problem = source->entry + " takes " + std::to_string(parameters.size()) +
+                           " parameters; the manifest gives " + std::to_string(next) + " arguments";
             side.row = side.args.size();
         }
         sides.push_back(std::move(side));
@@ -157,10 +157,10 @@ void check_interfaces(const Manifest& manifest, const KernelSource& cuda, const 
         for (std::size_t i = 0; i < side.args.size(); ++i) {
             const std::size_t p = side.parameter[i];
             taken += p != SIZE_MAX ? 1 : 0;
-            rows.emplace_back(side.args[i].name + ": " + side.args[i].text,
-                              p == SIZE_MAX                ? "(dynamic shared memory)"
-                              : p < parameters.size() ? parameters[p].declaration
-                                                           : "(none)");
+            rows.emplace_back(side.args[i].name + ": " + side.args[i].text, p == SIZE_MAX ? "(dynamic shared memory)"
+                                                                            : p < parameters.size()
+                                                                                ? parameters[p].declaration
+                                                                                : "(none)");
         }
         for (std::size_t p = taken; p < parameters.size(); ++p) {
             rows.emplace_back("(none)", parameters[p].declaration);

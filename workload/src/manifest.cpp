@@ -227,8 +227,8 @@ private:
 
 ElementType element_type(const std::string& name, const Place& place)
 {
-    for (const auto type : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::u32, ElementType::i64,
-                            ElementType::u8}) {
+    for (const auto type :
+         {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::u32, ElementType::i64, ElementType::u8}) {
         if (name == to_string(type)) {
             return type;
         }
@@ -266,8 +266,7 @@ WorkloadParameter read_parameter(const Table& table, const std::string& name)
     }
     if (!(parameter.min <= value && value <= parameter.max)) {
         fail(table.at("default"), "default " + parameter.default_value + " is outside [min, max] = [" +
-                                      to_string(Number(parameter.min)) + ", " + to_string(Number(parameter.max)) +
-                                      "]");
+                                      to_string(Number(parameter.min)) + ", " + to_string(Number(parameter.max)) + "]");
     }
     return parameter;
 }
@@ -360,7 +359,7 @@ Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
 }
 
 BufferDecl read_buffer(const Table& table, const std::string& name, const fs::path& folder,
-                   const std::vector<std::string>& names)
+                       const std::vector<std::string>& names)
 {
     BufferDecl buffer;
     buffer.name = name;
@@ -375,7 +374,9 @@ BufferDecl read_buffer(const Table& table, const std::string& name, const fs::pa
                                     "'; known: \"item\" (one element per work-item of the domain), \"group\" (one per "
                                     "block of the grid)");
     }
-    buffer.index = index == "item" ? BufferDecl::Index::item : index == "group" ? BufferDecl::Index::group : buffer.index;
+    buffer.index = index == "item"    ? BufferDecl::Index::item
+                   : index == "group" ? BufferDecl::Index::group
+                                      : buffer.index;
     if (const auto tolerance = table.optional_table("tolerance", {"relative", "ulps", "reason"})) {
         if (!buffer.output) {
             fail(tolerance->place(), "only an output has a tolerance");
@@ -518,9 +519,8 @@ Manifest read_manifest(const fs::path& path)
             if (!is_identifier(name) || name == "local") {
                 fail(scalars->at(name), "a scalar's name must be an identifier other than local");
             }
-            manifest.scalars.push_back(
-                {name, element_type(scalar.string("type"), scalar.at("type")), scalar.formula("value", names),
-                 scalar.place()});
+            manifest.scalars.push_back({name, element_type(scalar.string("type"), scalar.at("type")),
+                                        scalar.formula("value", names), scalar.place()});
         }
     }
     const Table launch = root.table("launch", {"grid", "block", "domain", "args", "local_memory"});
@@ -561,8 +561,8 @@ Manifest read_manifest(const fs::path& path)
             ref.cuda = read_source(reference->table("cuda", source_fields), Language::cuda, folder, names);
             ref.opencl = read_source(reference->table("opencl", source_fields), Language::opencl, folder, names);
             if (reference->get("launch") != nullptr) {
-                ref.launch = read_launch(reference->table("launch", {"grid", "block", "domain", "args", "local_memory"}),
-                                         names);
+                ref.launch =
+                    read_launch(reference->table("launch", {"grid", "block", "domain", "args", "local_memory"}), names);
                 if (ref.launch->args.empty()) {
                     ref.launch->args = manifest.launch.args;
                 }

@@ -58,10 +58,12 @@ Range plan_range(const LaunchDecl& launch, const std::map<std::string, Number>& 
         if (!launch.domain.empty()) {
             domain[d] = positive(launch.domain[d], "a domain dimension");
         }
-        grid[d] = launch.grid.empty() ? (domain[d] + block[d] - 1) / block[d] : positive(launch.grid[d], "a grid dimension");
+        grid[d] =
+            launch.grid.empty() ? (domain[d] + block[d] - 1) / block[d] : positive(launch.grid[d], "a grid dimension");
         if (!launch.domain.empty() && grid[d] * block[d] < domain[d]) {
-            fail(launch.grid[d].place, "grid × block covers " + std::to_string(grid[d] * block[d]) + " work-items in dimension " +
-                                           std::to_string(d) + "; the domain has " + std::to_string(domain[d]));
+            fail(launch.grid[d].place, "grid × block covers " + std::to_string(grid[d] * block[d]) +
+                                           " work-items in dimension " + std::to_string(d) + "; the domain has " +
+                                           std::to_string(domain[d]));
         }
     }
     return Range::grid_block(dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]});
@@ -97,19 +99,21 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
     Plan plan;
     plan.values = parameter_values(manifest, settings);
     plan.range = plan_range(manifest.launch, plan.values);
-    const std::size_t items = manifest.launch.domain.empty()
-                                  ? product(plan.range.global())
-                                  : product(Dim3{static_cast<std::size_t>(manifest.launch.domain[0].integer(plan.values)),
-                                                 manifest.launch.domain.size() > 1
-                                                     ? static_cast<std::size_t>(manifest.launch.domain[1].integer(plan.values))
-                                                     : 1,
-                                                 manifest.launch.domain.size() > 2
-                                                     ? static_cast<std::size_t>(manifest.launch.domain[2].integer(plan.values))
-                                                     : 1});
+    const std::size_t items =
+        manifest.launch.domain.empty()
+            ? product(plan.range.global())
+            : product(Dim3{static_cast<std::size_t>(manifest.launch.domain[0].integer(plan.values)),
+                           manifest.launch.domain.size() > 1
+                               ? static_cast<std::size_t>(manifest.launch.domain[1].integer(plan.values))
+                               : 1,
+                           manifest.launch.domain.size() > 2
+                               ? static_cast<std::size_t>(manifest.launch.domain[2].integer(plan.values))
+                               : 1});
     for (const auto& buffer : manifest.buffers) {
         const std::int64_t count = buffer.count.integer(plan.values);
         if (count < 1) {
-            fail(buffer.count.place, "must be at least 1; '" + buffer.count.expression.text() + "' is " + std::to_string(count));
+            fail(buffer.count.place,
+                 "must be at least 1; '" + buffer.count.expression.text() + "' is " + std::to_string(count));
         }
         const auto n = static_cast<std::size_t>(count);
         if (n > (std::numeric_limits<std::size_t>::max() - sentinel_elements) / element_size(buffer.type)) {
@@ -118,26 +122,28 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
         }
         const std::size_t needed = buffer.index == BufferDecl::Index::item    ? items
                                    : buffer.index == BufferDecl::Index::group ? product(plan.range.grid)
-                                                                          : 0;
+                                                                              : 0;
         if (n < needed) {
-            fail(buffer.count.place,
-                 std::to_string(n) + " elements is too small for the launch: it indexes one per " +
-                     (buffer.index == BufferDecl::Index::item ? "work-item" : "block") + " (index = \"" +
-                     (buffer.index == BufferDecl::Index::item ? "item" : "group") + "\"), " + std::to_string(needed) + " in all");
+            fail(buffer.count.place, std::to_string(n) + " elements is too small for the launch: it indexes one per " +
+                                         (buffer.index == BufferDecl::Index::item ? "work-item" : "block") +
+                                         " (index = \"" + (buffer.index == BufferDecl::Index::item ? "item" : "group") +
+                                         "\"), " + std::to_string(needed) + " in all");
         }
         if (buffer.init.kind == Init::Kind::file && buffer.init.bytes.size() != n * element_size(buffer.type)) {
-            fail(buffer.place, "its file holds " + std::to_string(buffer.init.bytes.size() / element_size(buffer.type)) +
+            fail(buffer.place, "its file holds " +
+                                   std::to_string(buffer.init.bytes.size() / element_size(buffer.type)) +
                                    " elements; count is " + std::to_string(n));
         }
         plan.counts.push_back(n);
     }
     if (manifest.swap) {
-        const std::size_t a = buffer_index(manifest, manifest.swap->first), b = buffer_index(manifest, manifest.swap->second);
+        const std::size_t a = buffer_index(manifest, manifest.swap->first),
+                          b = buffer_index(manifest, manifest.swap->second);
         if (plan.counts[a] != plan.counts[b]) {
-            fail(manifest.buffers[b].count.place, "'" + manifest.buffers[b].name + "' is swapped with '" +
-                                                      manifest.buffers[a].name + "', so it must hold as many elements: " +
-                                                      std::to_string(plan.counts[b]) + " against " +
-                                                      std::to_string(plan.counts[a]));
+            fail(manifest.buffers[b].count.place,
+                 "'" + manifest.buffers[b].name + "' is swapped with '" + manifest.buffers[a].name +
+                     "', so it must hold as many elements: " + std::to_string(plan.counts[b]) + " against " +
+                     std::to_string(plan.counts[a]));
         }
     }
     if (manifest.launch.local_memory) {
@@ -172,7 +178,8 @@ Values initial_values(const BufferDecl& buffer, std::size_t count, std::uint64_t
                                                               static_cast<T>(buffer.init.high))(engine);
                 } else {
                     value = static_cast<T>(std::uniform_int_distribution<std::int64_t>(
-                        static_cast<std::int64_t>(buffer.init.low), static_cast<std::int64_t>(buffer.init.high))(engine));
+                        static_cast<std::int64_t>(buffer.init.low),
+                        static_cast<std::int64_t>(buffer.init.high))(engine));
                 }
             }
             break;
@@ -221,10 +228,13 @@ public:
             const BufferDecl& buffer = manifest.buffers[i];
             const std::size_t element = element_size(buffer.type);
             // A buffer swapped with an output may end up read as it: it gets the sentinels too.
-            const bool swapped = manifest.swap && (manifest.swap->first == buffer.name || manifest.swap->second == buffer.name);
+            const bool swapped =
+                manifest.swap && (manifest.swap->first == buffer.name || manifest.swap->second == buffer.name);
             const bool poisoned = buffer.output || buffer.init.kind == Init::Kind::none || swapped;
-            Slot slot{initial_values(buffer, plan.counts[i], seed + i), {},
-                      device.alloc_bytes((plan.counts[i] + (poisoned ? sentinel_elements : 0)) * element), poisoned};
+            Slot slot{initial_values(buffer, plan.counts[i], seed + i),
+                      {},
+                      device.alloc_bytes((plan.counts[i] + (poisoned ? sentinel_elements : 0)) * element),
+                      poisoned};
             if (buffer.output) {
                 slot.host = device.alloc_host((plan.counts[i] + sentinel_elements) * element, HostMemoryKind::pageable);
             }
@@ -375,7 +385,8 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
         fail(reference.place, "cannot load " + reference.library.string() + ": " + error.what());
     }
     if (!library.has(reference.function)) {
-        fail(reference.place, reference.library.filename().string() + " exports no function '" + reference.function + "'");
+        fail(reference.place,
+             reference.library.filename().string() + " exports no function '" + reference.function + "'");
     }
     auto& function = library.get<Function>(reference.function);
     std::vector<std::size_t> order(arrays.size());
@@ -386,8 +397,9 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
         for (const auto& arg : manifest.launch.args) {
             void* pointer = nullptr;
             if (const std::size_t i = buffer_index(manifest, arg); i != SIZE_MAX) {
-                pointer = with_element_type(arrays[order[i]].type(),
-                                            [&]<class T>(std::type_identity<T>) -> void* { return arrays[order[i]].as<T>().data(); });
+                pointer = with_element_type(arrays[order[i]].type(), [&]<class T>(std::type_identity<T>) -> void* {
+                    return arrays[order[i]].as<T>().data();
+                });
             }
             for (std::size_t s = 0; s < manifest.scalars.size(); ++s) {
                 pointer = manifest.scalars[s].name == arg ? scalars[s].data() : pointer;
@@ -396,7 +408,8 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
         }
         function(args.data());
         if (manifest.swap && n + 1 < plan.launches) {
-            std::swap(order[buffer_index(manifest, manifest.swap->first)], order[buffer_index(manifest, manifest.swap->second)]);
+            std::swap(order[buffer_index(manifest, manifest.swap->first)],
+                      order[buffer_index(manifest, manifest.swap->second)]);
         }
     }
     Values all;

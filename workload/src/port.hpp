@@ -97,7 +97,7 @@ struct LaunchDecl {
 /// What the outputs are checked against.
 struct Reference {
     enum class Kind { none, kernels, library } kind = Kind::none;
-    KernelSource cuda, opencl;    ///< kernels: run once on the same device and inputs
+    KernelSource cuda, opencl;        ///< kernels: run once on the same device and inputs
     std::optional<LaunchDecl> launch; ///< kernels: their own geometry, where it differs
     std::filesystem::path library;
     std::string function;

@@ -167,18 +167,42 @@ std::string canonical_element(std::vector<std::string> words)
     };
     // `long` is 64 bits in OpenCL C and in CUDA on 64-bit Linux alike.
     static const Alias aliases[] = {
-        {"float", "float"},           {"double", "double"},          {"half", "half"},
-        {"__half", "half"},           {"char", "int8"},              {"char signed", "int8"},
-        {"int8_t", "int8"},           {"char unsigned", "uint8"},    {"uchar", "uint8"},
-        {"uint8_t", "uint8"},         {"short", "int16"},            {"int short", "int16"},
-        {"int16_t", "int16"},         {"short unsigned", "uint16"},  {"int short unsigned", "uint16"},
-        {"ushort", "uint16"},         {"uint16_t", "uint16"},        {"int", "int32"},
-        {"int signed", "int32"},      {"signed", "int32"},           {"int32_t", "int32"},
-        {"unsigned", "uint32"},       {"int unsigned", "uint32"},    {"uint", "uint32"},
-        {"uint32_t", "uint32"},       {"long", "int64"},             {"int long", "int64"},
-        {"long long", "int64"},       {"int long long", "int64"},    {"int64_t", "int64"},
-        {"long unsigned", "uint64"},  {"int long unsigned", "uint64"}, {"long long unsigned", "uint64"},
-        {"ulong", "uint64"},          {"uint64_t", "uint64"},        {"size_t", "uint64"},
+        {"float", "float"},
+        {"double", "double"},
+        {"half", "half"},
+        {"__half", "half"},
+        {"char", "int8"},
+        {"char signed", "int8"},
+        {"int8_t", "int8"},
+        {"char unsigned", "uint8"},
+        {"uchar", "uint8"},
+        {"uint8_t", "uint8"},
+        {"short", "int16"},
+        {"int short", "int16"},
+        {"int16_t", "int16"},
+        {"short unsigned", "uint16"},
+        {"int short unsigned", "uint16"},
+        {"ushort", "uint16"},
+        {"uint16_t", "uint16"},
+        {"int", "int32"},
+        {"int signed", "int32"},
+        {"signed", "int32"},
+        {"int32_t", "int32"},
+        {"unsigned", "uint32"},
+        {"int unsigned", "uint32"},
+        {"uint", "uint32"},
+        {"uint32_t", "uint32"},
+        {"long", "int64"},
+        {"int long", "int64"},
+        {"long long", "int64"},
+        {"int long long", "int64"},
+        {"int64_t", "int64"},
+        {"long unsigned", "uint64"},
+        {"int long unsigned", "uint64"},
+        {"long long unsigned", "uint64"},
+        {"ulong", "uint64"},
+        {"uint64_t", "uint64"},
+        {"size_t", "uint64"},
     };
     for (const auto& alias : aliases) {
         if (joined == alias.spelling) {
@@ -193,9 +217,8 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
 {
     KernelParameter parameter;
     parameter.line = tokens[first].line;
-    parameter.declaration =
-        collapse_spaces(source.substr(tokens[first].offset, tokens[last - 1].offset + tokens[last - 1].text.size() -
-                                                               tokens[first].offset));
+    parameter.declaration = collapse_spaces(source.substr(
+        tokens[first].offset, tokens[last - 1].offset + tokens[last - 1].text.size() - tokens[first].offset));
     std::vector<std::string> type_words;
     bool seen_pointer = false;
     std::size_t end = last;
@@ -222,8 +245,8 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
             parameter.space = AddressSpace::local;
         } else if (w == "__constant" || w == "constant") {
             parameter.space = AddressSpace::constant;
-        } else if (w == "volatile" || w == "restrict" || w == "__restrict__" || w == "__restrict" ||
-                   w == "__private" || w == "private" || w == "struct" || w == "__grid_constant__") {
+        } else if (w == "volatile" || w == "restrict" || w == "__restrict__" || w == "__restrict" || w == "__private" ||
+                   w == "private" || w == "struct" || w == "__grid_constant__") {
         } else if (is_name(w) && i + 1 == end) {
             parameter.name = w;
         } else if (is_name(w)) {
@@ -234,8 +257,8 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
         }
     }
     if (parameter.name.empty() || type_words.empty()) {
-        throw std::invalid_argument("line " + std::to_string(parameter.line) + ": parameter '" +
-                                    parameter.declaration + "' of " + entry + " needs a type and a name");
+        throw std::invalid_argument("line " + std::to_string(parameter.line) + ": parameter '" + parameter.declaration +
+                                    "' of " + entry + " needs a type and a name");
     }
     if (language == Language::cuda && parameter.pointer) {
         parameter.space = AddressSpace::global;
@@ -250,8 +273,7 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
 
 } // namespace
 
-std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry,
-                                              Language language)
+std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry, Language language)
 {
     const auto tokens = tokenize(source);
     for (const Found& kernel : find_kernels(tokens, language)) {

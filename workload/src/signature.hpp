@@ -36,8 +36,7 @@ struct KernelSignature {
 
 /// The signature of the kernel `entry` in `source`; nullopt when the source declares no such
 /// kernel; std::invalid_argument naming the line when its parameter list cannot be read.
-std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry,
-                                              Language language);
+std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry, Language language);
 
 /// The names of the kernels `source` declares, in order.
 std::vector<std::string> kernel_names(const std::string& source, Language language);
