@@ -229,5 +229,39 @@ TEST(Manifest, ATomlSyntaxErrorGivesItsLine)
     EXPECT_NE(message.find("bad.duet.toml:14: TOML:"), std::string::npos) << message;
 }
 
+/// A .npy file (format 1.0) of `dtype` holding `data`, as numpy.save writes it.
+std::string npy(const std::string& dtype, const std::string& shape, const std::string& data)
+{
+    std::string header = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.resize(((10 + header.size() + 1 + 63) / 64) * 64 - 10 - 1, ' ');
+    header += '\n';
+    const std::string length{static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+    return std::string("\x93NUMPY\x01\x00", 8) + length + header + data;
+}
+
+TEST(Manifest, AnNpyFileOfTheBuffersTypeIsReadAndAnotherIsRefused)
+{
+    TempDir dir;
+    const std::string floats(1000 * sizeof(float), '\0');
+    const auto path = manifest_with(dir, "init = { random = [-1, 1] }", "init = { file = \"x.npy\" }");
+    write(dir.path() / "x.npy", npy("<f4", "(10, 100)", floats));
+    EXPECT_NO_THROW(workload::load_manifest(path));
+
+    write(dir.path() / "x.npy", npy("<f8", "(1000,)", floats + floats));
+    auto message = refusal(path);
+    EXPECT_NE(message.find("bad.duet.toml:12: buffers.x.init.file: x.npy holds elements of dtype '<f8'; the buffer's "
+                           "float is '<f4'"),
+              std::string::npos)
+        << message;
+    write(dir.path() / "x.npy", npy("<f4", "(999,)", floats.substr(4)));
+    message = refusal(path);
+    EXPECT_NE(message.find("bad.duet.toml:12: buffers.x: its file holds 999 elements; count is 1000"),
+              std::string::npos)
+        << message;
+    write(dir.path() / "x.npy", "not numpy at all");
+    message = refusal(path);
+    EXPECT_NE(message.find("x.npy is not a .npy file"), std::string::npos) << message;
+}
+
 } // namespace
 } // namespace duet::test

@@ -51,32 +51,29 @@ INSTANTIATE_TEST_SUITE_P(Examples, Port,
                                             ::testing::ValuesIn(device_params())),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).name; });
 
-// [repeat] with swap, as an iterative stencil's host loop: u -> v, swap, v -> u, ...; after the
-// last launch "v" names the buffer that launch wrote, whatever the count's parity.
-class RepeatWithSwap : public ::testing::TestWithParam<DeviceParam> {};
-
-TEST_P(RepeatWithSwap, TheOutputIsWhatTheLastLaunchWrote)
+/// A port whose kernel adds 1 to each of n floats, u -> v, launched `steps` times with u and v
+/// swapped between launches; u starts as `u_init` says. The manifest's path.
+std::filesystem::path write_advance_port(const TempDir& dir, const std::string& u_init)
 {
-    DUET_REQUIRE_DEVICE(GetParam());
-    const TempDir dir;
-    std::ofstream(dir.path() / "step.cu")
+    std::ofstream(dir.path() / "advance.cu")
         << "extern \"C\" __global__ void advance(const float* u, float* v, int n)\n"
            "{ const int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = u[i] + 1.0f; }\n";
-    std::ofstream(dir.path() / "step.cl")
+    std::ofstream(dir.path() / "advance.cl")
         << "__kernel void advance(__global const float* u, __global float* v, int n)\n"
            "{ const int i = get_global_id(0); if (i < n) v[i] = u[i] + 1.0f; }\n";
-    std::ofstream(dir.path() / "step.duet.toml") << R"(name = "step"
+    std::ofstream(dir.path() / "advance.duet.toml") << R"(name = "advance"
 [parameters]
 n = { type = "integer", default = 1000, min = 1, max = 100000 }
 steps = { type = "integer", default = 3, min = 1, max = 100 }
 [cuda]
-source = "step.cu"
+source = "advance.cu"
 entry = "advance"
 [opencl]
-source = "step.cl"
+source = "advance.cl"
 entry = "advance"
 [buffers]
-u = { type = "float", count = "n", init = "iota", index = "item" }
+u = { type = "float", count = "n", init = )" << u_init
+                                                    << R"(, index = "item" }
 v = { type = "float", count = "n", output = true, index = "item" }
 [scalars]
 n = { type = "int32", value = "n" }
@@ -88,17 +85,31 @@ args = ["u", "v", "n"]
 count = "steps"
 swap = ["u", "v"]
 )";
-    const auto workload = workload::load_manifest(dir.path() / "step.duet.toml");
+    return dir.path() / "advance.duet.toml";
+}
+
+/// The output of one run of `steps` launches, two timed passes (the second starts from the same inputs).
+std::vector<float> advance_output(const std::filesystem::path& manifest, const Device& device, int steps)
+{
+    const auto workload = workload::load_manifest(manifest);
+    RunRequest request{device, "port", Settings(workload->info(), {{"n", "1000"}, {"steps", std::to_string(steps)}}),
+                       true,   1,      {}};
+    request.timing = workload::Timing::exactly(2, 0);
+    return workload->run(request).output.as<float>();
+}
+
+class PortRun : public ::testing::TestWithParam<DeviceParam> {};
+
+// [repeat] with swap, as an iterative stencil's host loop: u -> v, swap, v -> u, ...; after the
+// last launch "v" names the buffer that launch wrote, whatever the count's parity.
+TEST_P(PortRun, RepeatWithSwapOutputsWhatTheLastLaunchWrote)
+{
+    DUET_REQUIRE_DEVICE(GetParam());
+    const TempDir dir;
+    const auto manifest = write_advance_port(dir, "\"iota\"");
     for (const int steps : {1, 2, 3}) {
         SCOPED_TRACE("steps = " + std::to_string(steps));
-        RunRequest request{*GetParam().device,
-                           "port",
-                           Settings(workload->info(), {{"n", "1000"}, {"steps", std::to_string(steps)}}),
-                           true,
-                           1,
-                           {}};
-        request.timing = workload::Timing::exactly(2, 0); // two passes: the second starts from the same inputs
-        const auto output = workload->run(request).output.as<float>();
+        const auto output = advance_output(manifest, *GetParam().device, steps);
         ASSERT_EQ(output.size(), 1000u);
         for (std::size_t i = 0; i < output.size(); ++i) {
             ASSERT_EQ(output[i], static_cast<float>(i + steps)) << "element " << i;
@@ -106,7 +117,31 @@ swap = ["u", "v"]
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Port, RepeatWithSwap, ::testing::ValuesIn(device_params()),
+// A .npy file (as numpy.save writes it) is what the kernel reads.
+TEST_P(PortRun, AnNpyFileIsWhatTheKernelReads)
+{
+    DUET_REQUIRE_DEVICE(GetParam());
+    const TempDir dir;
+    std::vector<float> values(1000);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        values[i] = 0.25f * static_cast<float>(i) - 100.0f;
+    }
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }";
+    header.resize(117, ' ');
+    header += '\n'; // 10 + 118 bytes: the data starts 64-byte aligned
+    std::ofstream npy(dir.path() / "u.npy", std::ios::binary);
+    npy << std::string("\x93NUMPY\x01\x00\x76\x00", 10) << header;
+    npy.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(values.size() * sizeof(float)));
+    npy.close();
+    const auto output = advance_output(write_advance_port(dir, "{ file = \"u.npy\" }"), *GetParam().device, 1);
+    ASSERT_EQ(output.size(), 1000u);
+    for (std::size_t i = 0; i < output.size(); ++i) {
+        ASSERT_EQ(output[i], values[i] + 1.0f) << "element " << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Port, PortRun, ::testing::ValuesIn(device_params()),
                          [](const auto& info) { return info.param.name; });
 
 TEST(Ports, EveryPairOfDevicesAgrees)

@@ -9,7 +9,9 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace duet::workload::port {
@@ -309,6 +311,59 @@ KernelSource read_source(const Table& table, Language language, const fs::path& 
 
 const std::vector<std::string> source_fields = {"source", "entry", "options", "defines", "args"};
 
+/// The data of a NumPy .npy file (format 1.0 to 3.0), checked against the buffer's element type:
+/// little-endian, C order, any shape (the buffer takes its elements in order).
+std::string npy_data(const std::string& bytes, ElementType type, const std::string& name, const Place& place)
+{
+    const std::string magic = "\x93NUMPY";
+    if (bytes.size() < 10 || bytes.compare(0, magic.size(), magic) != 0) {
+        fail(place, name + " is not a .npy file (no \\x93NUMPY magic)");
+    }
+    const auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+    const std::size_t major = byte(6);
+    const std::size_t header_start = major == 1 ? 10 : 12;
+    if (major < 1 || major > 3 || bytes.size() < header_start) {
+        fail(place, name + ": .npy format version " + std::to_string(major) + " is not one of 1, 2, 3");
+    }
+    const std::size_t header_length =
+        major == 1 ? byte(8) | byte(9) << 8 : byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
+    if (bytes.size() < header_start + header_length) {
+        fail(place, name + ": the .npy header runs past the end of the file");
+    }
+    const std::string header = bytes.substr(header_start, header_length);
+    // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }
+    const auto value_of = [&](const std::string& key) {
+        const std::size_t at = header.find("'" + key + "'");
+        const std::size_t colon = at == std::string::npos ? at : header.find(':', at);
+        if (colon == std::string::npos) {
+            fail(place, name + ": the .npy header has no '" + key + "'");
+        }
+        const std::size_t start = header.find_first_not_of(' ', colon + 1);
+        const std::size_t end = header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
+        return header.substr(start, end - start);
+    };
+    const std::string descr = value_of("descr");
+    const std::map<ElementType, std::vector<std::string>> spellings = {
+        {ElementType::f32, {"'<f4'"}}, {ElementType::f64, {"'<f8'"}}, {ElementType::i32, {"'<i4'"}},
+        {ElementType::u32, {"'<u4'"}}, {ElementType::i64, {"'<i8'"}}, {ElementType::u8, {"'|u1'", "'<u1'"}},
+    };
+    const auto& accepted = spellings.at(type);
+    if (std::find(accepted.begin(), accepted.end(), descr) == accepted.end()) {
+        fail(place, name + " holds elements of dtype " + descr + "; the buffer's " + std::string(to_string(type)) +
+                        " is " + accepted.front() + " (little-endian)");
+    }
+    const std::string shape = value_of("shape");
+    std::size_t dimensions = 0;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        dimensions += std::isdigit(static_cast<unsigned char>(shape[i])) &&
+                      (i == 0 || !std::isdigit(static_cast<unsigned char>(shape[i - 1])));
+    }
+    if (value_of("fortran_order") != "False" && dimensions > 1) {
+        fail(place, name + " is in Fortran order; save it in C order (numpy.ascontiguousarray)");
+    }
+    return bytes.substr(header_start + header_length);
+}
+
 Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
 {
     Init init;
@@ -349,7 +404,11 @@ Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
         init.value = table.number("iota");
     } else {
         init.kind = Init::Kind::file;
-        init.bytes = read_text(folder / table.string("file"), table.at("file"));
+        const fs::path file = folder / table.string("file");
+        init.bytes = read_text(file, table.at("file"));
+        if (file.extension() == ".npy") {
+            init.bytes = npy_data(init.bytes, type, file.filename().string(), table.at("file"));
+        }
         if (init.bytes.size() % element_size(type) != 0) {
             fail(table.at("file"), std::to_string(init.bytes.size()) + " bytes is not a whole number of " +
                                        std::string(to_string(type)) + " elements");

@@ -495,14 +495,17 @@ public:
     }
 
 private:
-    /// Bytes: each buffer argument once per launch.
+    /// Bytes moved per pass, as a bandwidth-bound kernel moves them: each buffer the launch takes
+    /// once per launch, an output that starts with values (updated in place) twice.
     double work(const Plan& plan) const
     {
         double bytes = 0;
+        const auto args = manifest_.cuda.args.value_or(manifest_.launch.args);
         for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
-            const auto& args = manifest_.launch.args;
-            if (args.empty() || std::find(args.begin(), args.end(), manifest_.buffers[i].name) != args.end()) {
-                bytes += static_cast<double>(plan.counts[i] * element_size(manifest_.buffers[i].type));
+            const BufferDecl& buffer = manifest_.buffers[i];
+            if (std::find(args.begin(), args.end(), buffer.name) != args.end()) {
+                const double times = buffer.output && buffer.init.kind != Init::Kind::none ? 2 : 1;
+                bytes += times * static_cast<double>(plan.counts[i] * element_size(buffer.type));
             }
         }
         return bytes * static_cast<double>(plan.launches);
