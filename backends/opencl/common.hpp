@@ -112,8 +112,12 @@ inline constexpr const char* api_name = "OpenCL";
 /// The devices and version initialize() found.
 BackendState<duet_device_s>& state();
 
-/// OpenCL has no extensions: what it offers, CUDA offers too.
-inline constexpr std::array<Extension, 0> extensions{};
+duet_status kernel_parameters(duet_kernel kernel, void (*sink)(void*, const char*, const char*), void* context);
+
+/// What OpenCL reports and CUDA does not: each kernel parameter's address space and type.
+inline const Extension extensions[] = {
+    {DUET_EXTENSION_KERNEL_PARAMETERS, reinterpret_cast<duet_function>(&kernel_parameters)},
+};
 
 /// "CL_INVALID_WORK_GROUP_SIZE" for -54; "unknown OpenCL error" for codes no header names.
 const char* error_name(cl_int code);

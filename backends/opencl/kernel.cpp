@@ -1,6 +1,7 @@
 // Kernels looked up by name in a built program, with what launches need cached once: the
 // argument count and kinds that queue_launch checks (the program's, from the driver or its
-// binary), and the limits that the core checks ranges against.
+// binary), and the limits that the core checks ranges against; the kinds are also what the
+// kernel_parameters extension reports.
 #include "common.hpp"
 
 #include <memory>
@@ -59,6 +60,27 @@ duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std
     return guard([&] {
         *max_block_size = kernel->max_block_size;
         *static_local_memory = kernel->static_local_memory;
+    });
+}
+
+duet_status kernel_parameters(duet_kernel kernel, void (*sink)(void*, const char*, const char*), void* context)
+{
+    return guard([&] {
+        const KernelArguments& arguments = kernel->arguments;
+        if (arguments.qualifiers.size() != arguments.count)
+            fail(DUET_ERROR_UNSUPPORTED,
+                 "the driver kept no argument info for kernel '" + kernel->name +
+                     "' (CL_KERNEL_ARG_INFO_NOT_AVAILABLE)",
+                 "clGetKernelArgInfo");
+        for (std::size_t index = 0; index < arguments.count; ++index) {
+            const cl_kernel_arg_address_qualifier qualifier = arguments.qualifiers[index];
+            sink(context,
+                 qualifier == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? "global"
+                 : qualifier == CL_KERNEL_ARG_ADDRESS_LOCAL    ? "local"
+                 : qualifier == CL_KERNEL_ARG_ADDRESS_CONSTANT ? "constant"
+                                                               : "private",
+                 arguments.types[index].c_str());
+        }
     });
 }
 

@@ -261,6 +261,26 @@ void Kernel::set_cache_preference(CachePreference preference) const
     device.check(set(kernel.handle, static_cast<duet_cache_preference>(preference)));
 }
 
+std::vector<KernelParameterInfo> Kernel::parameters() const
+{
+    const auto& kernel = detail::live(state_, "Kernel::parameters", "Kernel");
+    const auto& device = *kernel.program->device;
+    const auto report = device.backend->extension<duet_kernel_parameters_fn>(
+        DUET_EXTENSION_KERNEL_PARAMETERS, "kernel parameter types (OpenCL's clGetKernelArgInfo)");
+    std::vector<KernelParameterInfo> parameters;
+    const auto sink = [](void* context, const char* address, const char* type_name) {
+        const std::string_view a(address);
+        using Address = KernelParameterInfo::Address;
+        static_cast<std::vector<KernelParameterInfo>*>(context)->push_back({a == "global"     ? Address::global
+                                                                            : a == "local"    ? Address::local
+                                                                            : a == "constant" ? Address::constant
+                                                                                              : Address::private_,
+                                                                            type_name});
+    };
+    device.check(report(kernel.handle, sink, &parameters));
+    return parameters;
+}
+
 namespace detail {
 BuiltProgram::~BuiltProgram()
 {

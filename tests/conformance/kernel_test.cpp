@@ -87,6 +87,29 @@ TEST_P(KernelConformance, CachePreferenceIsAHintOrUnsupported)
     kernel.set_cache_preference(CachePreference::none);
 }
 
+TEST_P(KernelConformance, ParametersAreReportedAsTheDriverSeesThem)
+{
+    const Kernel kernel = test_kernel(device(), "reduce_sum");
+    if (shows(known::no_parameter_kinds)) {
+        const auto error = expect_error<Unsupported>([&] { (void)kernel.parameters(); });
+        ASSERT_TRUE(error);
+        EXPECT_NE(error->message().find("clGetKernelArgInfo"), std::string::npos) << error->message();
+        return;
+    }
+    // reduce_sum(__global const float* in, __global float* partial, __local float* scratch, const uint n)
+    using Address = KernelParameterInfo::Address;
+    const auto parameters = kernel.parameters();
+    ASSERT_EQ(parameters.size(), 4u);
+    const std::vector<std::pair<Address, std::string>> expected = {{Address::global, "float*"},
+                                                                   {Address::global, "float*"},
+                                                                   {Address::local, "float*"},
+                                                                   {Address::private_, "uint"}};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(parameters[i].address, expected[i].first) << "parameter " << i;
+        EXPECT_EQ(parameters[i].type_name, expected[i].second) << "parameter " << i;
+    }
+}
+
 TEST_P(KernelConformance, DynamicLocalMemoryServesAReduction)
 {
     const Kernel kernel = test_kernel(device(), "reduce_sum");
@@ -274,6 +297,7 @@ TEST_P(KernelConformance, AValueWhereAPointerIsTakenIsRefusedOnACachedProgram)
     const Kernel fill = again.build(kernels::test_kernels()).kernel("fill_value");
     EXPECT_EQ(std::filesystem::last_write_time(entries[0]), written)
         << "the second build rebuilt the program instead of loading the cached one";
+    EXPECT_EQ(fill.parameters().size(), 3u) << "a cached program reports its parameters too";
     Queue queue = again.create_queue();
     const std::vector<float> initial = random_floats(64, test_seed());
     Buffer<float> out = make_buffer(again, queue, initial);

@@ -141,6 +141,43 @@ TEST_P(PortRun, AnNpyFileIsWhatTheKernelReads)
     }
 }
 
+// A type the source hides behind a macro is checked when the OpenCL driver reports the
+// parameters (clGetKernelArgInfo): a double where the buffer is float fails the run, before it
+// launches; the same macro as float runs.
+TEST_P(PortRun, TheOpenClDriversParameterTypesAreCheckedWhereTheSourceHidesThem)
+{
+    DUET_REQUIRE_DEVICE(GetParam());
+    const Device& device = *GetParam().device;
+    const TempDir dir;
+    for (const auto* file : {"saxpy.duet.toml", "saxpy.cu", "libsaxpy_reference.so"}) {
+        std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
+    }
+    std::ifstream in(ports / "saxpy" / "saxpy.cl");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string source = text.str();
+    const std::string x = "__global const float* restrict x";
+    ASSERT_NE(source.find(x), std::string::npos);
+    source.replace(source.find(x), x.size(), "__global const REAL* restrict x");
+    for (const std::string real : {"double", "float"}) {
+        SCOPED_TRACE("REAL = " + real);
+        std::ofstream(dir.path() / "saxpy.cl") << "#define REAL " << real << "\n" << source;
+        const auto workload = workload::load_manifest(dir.path() / "saxpy.duet.toml"); // the source cannot tell
+        const auto runs =
+            workload::run_test_case(workload, 1, workload->info().variants, {{device, device.selector()}}, test_seed());
+        ASSERT_EQ(runs.size(), 1u);
+        if (real == "double" && device.backend() == "opencl") {
+            EXPECT_EQ(runs[0].status, workload::Status::failed);
+            EXPECT_NE(runs[0].reason.find("OpenCL argument 1 ('x'): takes double elements; the buffer holds float"),
+                      std::string::npos)
+                << runs[0].reason;
+            EXPECT_NE(runs[0].reason.find("driver reports them"), std::string::npos) << runs[0].reason;
+        } else { // CUDA's source is unchanged
+            EXPECT_EQ(runs[0].status, workload::Status::ok) << runs[0].reason;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Port, PortRun, ::testing::ValuesIn(device_params()),
                          [](const auto& info) { return info.param.name; });
 

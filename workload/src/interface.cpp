@@ -46,7 +46,7 @@ std::string mismatch(const Expected& want, const KernelParameter& parameter, Lan
             return "takes " + describe(parameter) + ", not a " +
                    (language == Language::opencl ? "__global pointer" : "pointer") + " to the buffer";
         }
-        if (parameter.element != element) {
+        if (parameter.known_element && parameter.element != element) {
             return "takes " + parameter.element + " elements; the buffer holds " + element;
         }
         if (want.output && parameter.is_const) {
@@ -57,7 +57,7 @@ std::string mismatch(const Expected& want, const KernelParameter& parameter, Lan
         if (parameter.pointer || parameter.space != AddressSpace::value) {
             return "takes " + describe(parameter) + ", not a value";
         }
-        if (parameter.element != element) {
+        if (parameter.known_element && parameter.element != element) {
             return "takes " + parameter.element + "; the scalar is " + element;
         }
         return {};

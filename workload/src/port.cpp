@@ -15,6 +15,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 namespace duet::workload::port {
 
@@ -202,10 +203,53 @@ Values initial_values(const BufferDecl& buffer, std::size_t count, std::uint64_t
     });
 }
 
+/// The OpenCL kernel's parameters as its driver reports them (clGetKernelArgInfo), where it does,
+/// in place of the source's reading, which a macro or a typedef can hide a type from. Names and
+/// const (which the driver's type names leave out) stay the source's.
+std::optional<KernelSource> as_the_driver_reports(const KernelSource& opencl, const Kernel& kernel)
+{
+    std::vector<KernelParameterInfo> reported;
+    try {
+        reported = kernel.parameters();
+    } catch (const Unsupported&) {
+        return std::nullopt; // the source's reading stands
+    }
+    KernelSource driver = opencl;
+    auto& parameters = driver.signature.parameters;
+    parameters.resize(reported.size());
+    for (std::size_t i = 0; i < reported.size(); ++i) {
+        KernelParameter& parameter = parameters[i];
+        std::string type = reported[i].type_name;
+        parameter.pointer = !type.empty() && type.back() == '*';
+        type.erase(std::find(type.begin(), type.end(), '*'), type.end());
+        std::vector<std::string> words;
+        std::istringstream split(type);
+        for (std::string word; split >> word;) {
+            words.push_back(word);
+        }
+        parameter.element = element_name(words).value_or(type);
+        parameter.known_element = true; // the driver has resolved every macro and typedef
+        using Address = KernelParameterInfo::Address;
+        const Address address = reported[i].address;
+        parameter.space = address == Address::global     ? AddressSpace::global
+                          : address == Address::local    ? AddressSpace::local
+                          : address == Address::constant ? AddressSpace::constant
+                                                         : AddressSpace::value;
+        const char* qualifier = address == Address::global     ? "__global "
+                                : address == Address::local    ? "__local "
+                                : address == Address::constant ? "__constant "
+                                                               : "";
+        parameter.declaration = qualifier + std::string(parameter.is_const ? "const " : "") + reported[i].type_name +
+                                (parameter.name.empty() ? "" : " " + parameter.name) + " (driver)";
+    }
+    return driver;
+}
+
 /// A program of the pair for `device`, its sources labelled with their files so that a build
-/// log names file and line.
-Kernel build_kernel(const Device& device, const KernelSource& cuda, const KernelSource& opencl,
-                    const std::map<std::string, Number>& values)
+/// log names file and line. On OpenCL the kernel's parameters, as the driver reports them, are
+/// checked against the arguments again before anything is launched.
+Kernel build_kernel(const Device& device, const Manifest& manifest, const KernelSource& cuda,
+                    const KernelSource& opencl, const LaunchDecl& launch, const std::map<std::string, Number>& values)
 {
     const KernelSource& mine = device.backend() == "cuda" ? cuda : opencl;
     const std::string text = "#line 1 \"" + mine.file.filename().string() + "\"\n" + mine.text;
@@ -215,7 +259,19 @@ Kernel build_kernel(const Device& device, const KernelSource& cuda, const Kernel
     for (const auto& [name, formula] : mine.defines) {
         options.defines.emplace_back(name, to_string(formula.expression.evaluate(values)));
     }
-    return device.build({mine.file.stem().string(), {{format, text}}}, options).kernel(mine.entry);
+    Kernel kernel = device.build({mine.file.stem().string(), {{format, text}}}, options).kernel(mine.entry);
+    if (mine.language == Language::opencl) {
+        if (const auto reported = as_the_driver_reports(opencl, kernel)) {
+            try {
+                check_interfaces(manifest, cuda, *reported, launch);
+            } catch (const InvalidArgument& error) {
+                throw InvalidArgument("duet", "manifest", 0, "",
+                                      error.message() + "\n(the OpenCL parameters as " + device.selector() +
+                                          "'s driver reports them, clGetKernelArgInfo)");
+            }
+        }
+    }
+    return kernel;
 }
 
 /// One run's buffers on a device: made, filled and read as the manifest says.
@@ -359,7 +415,7 @@ Values kernel_reference(const Manifest& manifest, const Plan& plan, const Device
 {
     const Reference& reference = manifest.reference;
     const LaunchDecl& launch = reference.launch ? *reference.launch : manifest.launch;
-    const Kernel kernel = build_kernel(device, reference.cuda, reference.opencl, plan.values);
+    const Kernel kernel = build_kernel(device, manifest, reference.cuda, reference.opencl, launch, plan.values);
     const KernelSource& mine = device.backend() == "cuda" ? reference.cuda : reference.opencl;
     Buffers buffers(manifest, plan, device, seed);
     Queue queue = device.create_queue();
@@ -467,7 +523,8 @@ public:
     {
         const Plan plan = make_plan(manifest_, request.settings);
         const Device& device = request.device;
-        const Kernel kernel = build_kernel(device, manifest_.cuda, manifest_.opencl, plan.values);
+        const Kernel kernel =
+            build_kernel(device, manifest_, manifest_.cuda, manifest_.opencl, manifest_.launch, plan.values);
         const KernelSource& mine = device.backend() == "cuda" ? manifest_.cuda : manifest_.opencl;
         const std::vector<std::string> args = mine.args.value_or(manifest_.launch.args);
         Buffers buffers(manifest_, plan, device, request.seed);

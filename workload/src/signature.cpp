@@ -153,65 +153,6 @@ std::string collapse_spaces(const std::string& text)
     return out;
 }
 
-/// C's spellings of a type, without qualifiers, under duet's names.
-std::string canonical_element(std::vector<std::string> words)
-{
-    std::sort(words.begin(), words.end());
-    std::string joined;
-    for (const auto& w : words) {
-        joined += (joined.empty() ? "" : " ") + w;
-    }
-    struct Alias {
-        const char* spelling; ///< its words sorted, as `joined` is
-        const char* name;
-    };
-    // `long` is 64 bits in OpenCL C and in CUDA on 64-bit Linux alike.
-    static const Alias aliases[] = {
-        {"float", "float"},
-        {"double", "double"},
-        {"half", "half"},
-        {"__half", "half"},
-        {"char", "int8"},
-        {"char signed", "int8"},
-        {"int8_t", "int8"},
-        {"char unsigned", "uint8"},
-        {"uchar", "uint8"},
-        {"uint8_t", "uint8"},
-        {"short", "int16"},
-        {"int short", "int16"},
-        {"int16_t", "int16"},
-        {"short unsigned", "uint16"},
-        {"int short unsigned", "uint16"},
-        {"ushort", "uint16"},
-        {"uint16_t", "uint16"},
-        {"int", "int32"},
-        {"int signed", "int32"},
-        {"signed", "int32"},
-        {"int32_t", "int32"},
-        {"unsigned", "uint32"},
-        {"int unsigned", "uint32"},
-        {"uint", "uint32"},
-        {"uint32_t", "uint32"},
-        {"long", "int64"},
-        {"int long", "int64"},
-        {"long long", "int64"},
-        {"int long long", "int64"},
-        {"int64_t", "int64"},
-        {"long unsigned", "uint64"},
-        {"int long unsigned", "uint64"},
-        {"long long unsigned", "uint64"},
-        {"ulong", "uint64"},
-        {"uint64_t", "uint64"},
-        {"size_t", "uint64"},
-    };
-    for (const auto& alias : aliases) {
-        if (joined == alias.spelling) {
-            return alias.name;
-        }
-    }
-    return joined;
-}
-
 KernelParameter read_parameter(const std::string& source, const std::vector<Token>& tokens, std::size_t first,
                                std::size_t last, Language language, const std::string& entry)
 {
@@ -267,11 +208,77 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
         parameter.space = AddressSpace::value;
         parameter.is_const = false;
     }
-    parameter.element = canonical_element(type_words);
+    const auto known = element_name(type_words);
+    parameter.known_element = known.has_value();
+    if (known) {
+        parameter.element = *known;
+    } else {
+        for (const auto& word : type_words) {
+            parameter.element += (parameter.element.empty() ? "" : " ") + word;
+        }
+    }
     return parameter;
 }
 
 } // namespace
+
+std::optional<std::string> element_name(std::vector<std::string> words)
+{
+    std::sort(words.begin(), words.end());
+    std::string joined;
+    for (const auto& w : words) {
+        joined += (joined.empty() ? "" : " ") + w;
+    }
+    struct Alias {
+        const char* spelling; ///< its words sorted, as `joined` is
+        const char* name;
+    };
+    // `long` is 64 bits in OpenCL C and in CUDA on 64-bit Linux alike.
+    static const Alias aliases[] = {
+        {"float", "float"},
+        {"double", "double"},
+        {"half", "half"},
+        {"__half", "half"},
+        {"char", "int8"},
+        {"char signed", "int8"},
+        {"int8_t", "int8"},
+        {"char unsigned", "uint8"},
+        {"uchar", "uint8"},
+        {"uint8_t", "uint8"},
+        {"short", "int16"},
+        {"int short", "int16"},
+        {"int16_t", "int16"},
+        {"short unsigned", "uint16"},
+        {"int short unsigned", "uint16"},
+        {"ushort", "uint16"},
+        {"uint16_t", "uint16"},
+        {"int", "int32"},
+        {"int signed", "int32"},
+        {"signed", "int32"},
+        {"int32_t", "int32"},
+        {"unsigned", "uint32"},
+        {"int unsigned", "uint32"},
+        {"uint", "uint32"},
+        {"uint32_t", "uint32"},
+        {"long", "int64"},
+        {"int long", "int64"},
+        {"long long", "int64"},
+        {"int long long", "int64"},
+        {"int64_t", "int64"},
+        {"long unsigned", "uint64"},
+        {"int long unsigned", "uint64"},
+        {"long long unsigned", "uint64"},
+        {"ulong", "uint64"},
+        {"uint64_t", "uint64"},
+        {"size_t", "uint64"},
+    };
+    for (const auto& alias : aliases) {
+        if (joined == alias.spelling) {
+            return alias.name;
+        }
+    }
+    return std::nullopt;
+}
 
 std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry, Language language)
 {

@@ -23,6 +23,9 @@ struct KernelParameter {
     /// The element type under duet's names where it has one ("float", "double", "int32",
     /// "uint32", "int64", "uint64", "uint8", ...), else as written ("float4").
     std::string element;
+    /// Whether `element` is a C type duet knows; not for a macro or a typedef, which the source
+    /// alone cannot resolve (OpenCL's driver can: see Kernel::parameters).
+    bool known_element = true;
     bool pointer = false;
     bool is_const = false; ///< for a pointer: the elements it points to are const
     std::size_t line = 0;
@@ -40,6 +43,10 @@ std::optional<KernelSignature> read_signature(const std::string& source, const s
 
 /// The names of the kernels `source` declares, in order.
 std::vector<std::string> kernel_names(const std::string& source, Language language);
+
+/// duet's name of a C type spelt as `words` ("unsigned int": "uint32", "float": "float"); nullopt
+/// for a name it does not know.
+std::optional<std::string> element_name(std::vector<std::string> words);
 
 /// "a global pointer to const float", "a __local pointer to float", "an int32 value".
 std::string describe(const KernelParameter& parameter);

@@ -60,6 +60,12 @@ enum class CachePreference { none, prefer_shared, prefer_l1, equal };
 /// Threads: a kernel may be launched from several threads and queues at once, each launch with
 /// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
 /// enqueues under a lock of the kernel's own).
+/// A kernel parameter as the driver reports it.
+struct KernelParameterInfo {
+    enum class Address { global, local, constant, private_ } address; ///< private_: passed by value
+    std::string type_name;                                            ///< as the driver spells it: "float*", "uint"
+};
+
 class Kernel {
 public:
     Kernel() = default;
@@ -74,6 +80,9 @@ public:
     /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
     /// and throws Unsupported.
     void set_cache_preference(CachePreference preference) const;
+    /// Each parameter as the driver reports it (OpenCL's clGetKernelArgInfo), in order. Unsupported
+    /// where it does not say: CUDA, or an OpenCL driver that kept no argument info.
+    std::vector<KernelParameterInfo> parameters() const;
 
     const std::shared_ptr<const detail::KernelState>& state() const { return state_; }
 

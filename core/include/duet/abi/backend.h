@@ -267,6 +267,15 @@ typedef struct duet_backend_v1 {
 #define DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE "kernel_set_cache_preference"
 typedef duet_status (*duet_kernel_set_cache_preference_fn)(duet_kernel kernel, duet_cache_preference preference);
 
+/* OpenCL: each parameter of the kernel as the driver reports it (clGetKernelArgInfo's address
+ * qualifier, "global", "local", "constant" or "private", and type name, "float*"), in order, one
+ * call of `sink` each; recorded with a program's binary, so a cached program answers too.
+ * DUET_ERROR_UNSUPPORTED where the driver kept no argument info for the kernel. CUDA's drivers
+ * report no parameter types. */
+#define DUET_EXTENSION_KERNEL_PARAMETERS "kernel_parameters"
+typedef duet_status (*duet_kernel_parameters_fn)(
+    duet_kernel kernel, void (*sink)(void* context, const char* address, const char* type_name), void* context);
+
 /* The one exported symbol, declared by each backend as
  *     extern "C" DUET_BACKEND_EXPORT duet_status duet_backend_entry(uint32_t, uint32_t, const duet_backend_v1**);
  * It fills *table when abi_major matches its own; otherwise it returns DUET_ERROR_ABI_MISMATCH
