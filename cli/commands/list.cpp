@@ -1,4 +1,5 @@
-// `duet list`: every workload the plugins provide, with its variants and parameters.
+// `duet list`: every workload the plugins provide, or the one named (a manifest's path too), with
+// its variants and parameters.
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/workloads.hpp"
@@ -63,21 +64,25 @@ int list_command(const Arguments& arguments)
                       << ") did not load: " << plugin.reason << "\n";
         }
     }
+    // One workload, by name or a manifest's path, or all of them.
+    const auto workloads = arguments.positional().empty()
+                               ? registry.workloads()
+                               : std::vector<std::shared_ptr<const Workload>>{find_workload(arguments.positional()[0])};
     auto json = Output::from(arguments, "json");
     if (json) {
-        json::Array workloads;
-        for (const auto& workload : registry.workloads()) {
-            workloads.push_back(workload_json(workload->info()));
+        json::Array described;
+        for (const auto& workload : workloads) {
+            described.push_back(workload_json(workload->info()));
         }
-        json->write_json(json::Object{{"schema", "duet.list/1"}, {"workloads", std::move(workloads)}});
+        json->write_json(json::Object{{"schema", "duet.list/1"}, {"workloads", std::move(described)}});
         if (json->is_stdout()) {
             return exit_ok;
         }
     }
-    if (registry.workloads().empty()) {
+    if (workloads.empty()) {
         std::cout << "No workloads: no workload plugin loaded (`duet doctor` says where duet looked).\n";
     }
-    for (const auto& workload : registry.workloads()) {
+    for (const auto& workload : workloads) {
         const auto info = workload->info();
         std::cout << info.name << ": " << info.description << "\n  variant"
                   << (info.variants.size() == 1 ? ": " : "s: ");

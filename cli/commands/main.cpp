@@ -62,8 +62,11 @@ const std::vector<Command>& commands()
                       {"devices", Kind::repeated, "SEL,...", "also check that these devices can be selected"}}},
          doctor_command},
         {{.name = "list",
+          .arguments = "[workload]",
+          .max_arguments = 1,
           .brief = "workloads, their variants and parameters",
-          .summary = "Every workload, its variants and its parameters (type, default, accepted values).",
+          .summary = "Every workload, or the one named (or a manifest's path), its variants and its parameters\n"
+                     "(type, default, accepted values).",
           .options = {json_option}},
          list_command},
         {{.name = "run",

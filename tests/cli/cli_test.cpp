@@ -725,6 +725,11 @@ TEST(Cli, APortManifestRunsByPathAndByNameOnThePluginPath)
     EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
     EXPECT_THAT(compare.out, HasSubstr("1 run: 1 checked. All agree with the CPU reference"));
 
+    const auto described = run_duet({"list", saxpy});
+    EXPECT_EQ(described.exit_code, 0) << described.err;
+    EXPECT_THAT(described.out, HasSubstr("saxpy: y = a * x + y"));
+    EXPECT_THAT(described.out, Not(HasSubstr("vector_add"))) << "the manifest alone";
+
     const EnvChanges on_path{{"DUET_PLUGIN_PATH", (ports / "reduce").string()}};
     const auto list = run_duet({"list"}, on_path);
     EXPECT_EQ(list.exit_code, 0) << list.err;
