@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
 namespace duet::detail {
@@ -37,9 +36,9 @@ std::vector<fs::path> search_path(const char* variable, const fs::path& library_
     return directories;
 }
 
-std::map<std::string, fs::path> find_plugins(const std::vector<fs::path>& directories, const std::string& prefix)
+std::map<std::string, fs::path> find_named_files(const std::vector<fs::path>& directories, const std::string& prefix,
+                                                 const std::string& suffix)
 {
-    const std::regex pattern("lib" + prefix + "(.+)\\.so");
     std::map<std::string, fs::path> found;
     for (const auto& dir : directories) {
         std::error_code ec;
@@ -49,10 +48,11 @@ std::map<std::string, fs::path> find_plugins(const std::vector<fs::path>& direct
         }
         std::sort(files.begin(), files.end());
         for (const auto& file : files) {
-            std::smatch match;
             const std::string filename = file.filename().string();
-            if (std::regex_match(filename, match, pattern)) {
-                found.try_emplace(match[1].str(), file);
+            if (filename.size() > prefix.size() + suffix.size() && filename.starts_with(prefix) &&
+                filename.ends_with(suffix)) {
+                found.try_emplace(filename.substr(prefix.size(), filename.size() - prefix.size() - suffix.size()),
+                                  file);
             }
         }
     }

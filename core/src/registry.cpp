@@ -319,7 +319,7 @@ const Registry& Registry::global()
 
 Registry::Registry(const std::vector<fs::path>& directories)
 {
-    const auto found = detail::find_plugins(directories, "duet_backend_");
+    const auto found = detail::find_named_files(directories, "libduet_backend_", ".so");
     for (const char* name : known_backends) {
         if (!found.contains(name)) {
             BackendInfo absent;

@@ -23,6 +23,19 @@ std::vector<std::pair<Device, std::string>> labelled(const std::vector<Device>& 
     return found;
 }
 
+/// SAXPY's manifest, CUDA kernel and C reference copied into `dir`; its OpenCL source, for the
+/// test to change and write there.
+std::string copy_saxpy_but_its_opencl_kernel(const TempDir& dir)
+{
+    for (const auto* file : {"saxpy.duet.toml", "saxpy.cu", "libsaxpy_reference.so"}) {
+        std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
+    }
+    std::ifstream in(ports / "saxpy" / "saxpy.cl");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 /// Runs every test case of the manifest on `devices`; every run must come out ok.
 void expect_port_agrees(const std::filesystem::path& manifest, const std::vector<Device>& devices)
 {
@@ -149,13 +162,7 @@ TEST_P(PortRun, TheOpenClDriversParameterTypesAreCheckedWhereTheSourceHidesThem)
     DUET_REQUIRE_DEVICE(GetParam());
     const Device& device = *GetParam().device;
     const TempDir dir;
-    for (const auto* file : {"saxpy.duet.toml", "saxpy.cu", "libsaxpy_reference.so"}) {
-        std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
-    }
-    std::ifstream in(ports / "saxpy" / "saxpy.cl");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string source = text.str();
+    std::string source = copy_saxpy_but_its_opencl_kernel(dir);
     const std::string x = "__global const float* restrict x";
     ASSERT_NE(source.find(x), std::string::npos);
     source.replace(source.find(x), x.size(), "__global const REAL* restrict x");
@@ -206,13 +213,7 @@ TEST(Ports, AWrongOpenClPortIsADisagreementAtItsWorstElement)
     }
     // SAXPY's OpenCL port, off by one at element 777 alone.
     TempDir dir;
-    for (const auto* file : {"saxpy.duet.toml", "saxpy.cu", "libsaxpy_reference.so"}) {
-        std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
-    }
-    std::ifstream in(ports / "saxpy" / "saxpy.cl");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string source = text.str();
+    std::string source = copy_saxpy_but_its_opencl_kernel(dir);
     const std::string right = "y[i] = a * x[i] + y[i];";
     ASSERT_NE(source.find(right), std::string::npos);
     source.replace(source.find(right), right.size(), "y[i] = a * x[i] + y[i] + (i == 777 ? 1.0f : 0.0f);");

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -185,15 +186,13 @@ public:
             return std::nullopt;
         }
         const toml::array* array = node->as_array();
-        std::vector<std::string> words;
-        for (std::size_t i = 0; array != nullptr && i < array->size(); ++i) {
-            if (!(*array)[i].is_string()) {
-                fail(at(key), "must be an array of strings");
-            }
-            words.push_back((*array)[i].as_string()->get());
-        }
-        if (array == nullptr) {
+        if (array == nullptr ||
+            !std::all_of(array->begin(), array->end(), [](const toml::node& item) { return item.is_string(); })) {
             fail(at(key), "must be an array of strings");
+        }
+        std::vector<std::string> words;
+        for (const auto& item : *array) {
+            words.push_back(item.as_string()->get());
         }
         return words;
     }
@@ -684,8 +683,7 @@ namespace duet::workload {
 bool is_manifest(const std::filesystem::path& path)
 {
     const std::string name = path.filename().string();
-    const std::string suffix = ".duet.toml";
-    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return name.size() > std::strlen(manifest_suffix) && name.ends_with(manifest_suffix);
 }
 
 std::shared_ptr<const Workload> load_manifest(const std::filesystem::path& path)

@@ -42,32 +42,44 @@ std::size_t buffer_index(const Manifest& manifest, const std::string& name)
     return SIZE_MAX;
 }
 
-Range plan_range(const LaunchDecl& launch, const std::map<std::string, Number>& values)
+/// A launch's range, and the work-items that do work: its domain where it has one, else all.
+struct Geometry {
+    Range range;
+    std::size_t items = 0;
+};
+
+Geometry plan_geometry(const LaunchDecl& launch, const std::map<std::string, Number>& values)
 {
     const auto dims = static_cast<std::uint32_t>(launch.block.size());
-    std::array<std::size_t, 3> grid{1, 1, 1}, block{1, 1, 1}, domain{1, 1, 1};
-    const auto positive = [&](const Formula& formula, const char* what) {
-        const std::int64_t value = formula.integer(values);
-        if (value < 1) {
-            fail(formula.place, std::string(what) + " must be at least 1; '" + formula.expression.text() + "' is " +
-                                    std::to_string(value));
+    // Each dimension evaluated, at least 1; absent dimensions are 1.
+    const auto evaluate = [&](const std::vector<Formula>& formulas, const char* what) {
+        std::array<std::size_t, 3> sizes{1, 1, 1};
+        for (std::size_t d = 0; d < formulas.size(); ++d) {
+            const std::int64_t value = formulas[d].integer(values);
+            if (value < 1) {
+                fail(formulas[d].place, std::string(what) + " must be at least 1; '" + formulas[d].expression.text() +
+                                            "' is " + std::to_string(value));
+            }
+            sizes[d] = static_cast<std::size_t>(value);
         }
-        return static_cast<std::size_t>(value);
+        return Dim3{sizes[0], sizes[1], sizes[2]};
     };
+    const Dim3 block = evaluate(launch.block, "a block dimension");
+    const Dim3 domain = evaluate(launch.domain, "a domain dimension");
+    if (launch.grid.empty()) {
+        return {Range::cover(dims, domain, block), domain.x * domain.y * domain.z};
+    }
+    const Range range = Range::grid_block(dims, evaluate(launch.grid, "a grid dimension"), block);
+    const Dim3 global = range.global();
+    const std::array<std::size_t, 3> covered{global.x, global.y, global.z}, wanted{domain.x, domain.y, domain.z};
     for (std::uint32_t d = 0; d < dims; ++d) {
-        block[d] = positive(launch.block[d], "a block dimension");
-        if (!launch.domain.empty()) {
-            domain[d] = positive(launch.domain[d], "a domain dimension");
-        }
-        grid[d] =
-            launch.grid.empty() ? (domain[d] + block[d] - 1) / block[d] : positive(launch.grid[d], "a grid dimension");
-        if (!launch.domain.empty() && grid[d] * block[d] < domain[d]) {
-            fail(launch.grid[d].place, "grid × block covers " + std::to_string(grid[d] * block[d]) +
+        if (covered[d] < wanted[d]) {
+            fail(launch.grid[d].place, "grid × block covers " + std::to_string(covered[d]) +
                                            " work-items in dimension " + std::to_string(d) + "; the domain has " +
-                                           std::to_string(domain[d]));
+                                           std::to_string(wanted[d]));
         }
     }
-    return Range::grid_block(dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]});
+    return {range, launch.domain.empty() ? global.x * global.y * global.z : domain.x * domain.y * domain.z};
 }
 
 std::array<std::byte, 8> scalar_bytes(const ScalarDecl& scalar, const std::map<std::string, Number>& values)
@@ -90,26 +102,12 @@ std::array<std::byte, 8> scalar_bytes(const ScalarDecl& scalar, const std::map<s
     return bytes;
 }
 
-std::size_t product(const Dim3& d)
-{
-    return d.x * d.y * d.z;
-}
-
 Plan make_plan(const Manifest& manifest, const Settings& settings)
 {
     Plan plan;
     plan.values = parameter_values(manifest, settings);
-    plan.range = plan_range(manifest.launch, plan.values);
-    const std::size_t items =
-        manifest.launch.domain.empty()
-            ? product(plan.range.global())
-            : product(Dim3{static_cast<std::size_t>(manifest.launch.domain[0].integer(plan.values)),
-                           manifest.launch.domain.size() > 1
-                               ? static_cast<std::size_t>(manifest.launch.domain[1].integer(plan.values))
-                               : 1,
-                           manifest.launch.domain.size() > 2
-                               ? static_cast<std::size_t>(manifest.launch.domain[2].integer(plan.values))
-                               : 1});
+    const Geometry geometry = plan_geometry(manifest.launch, plan.values);
+    plan.range = geometry.range;
     for (const auto& buffer : manifest.buffers) {
         const std::int64_t count = buffer.count.integer(plan.values);
         if (count < 1) {
@@ -121,9 +119,10 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
             fail(buffer.count.place, std::to_string(n) + " elements of " + std::string(to_string(buffer.type)) +
                                          " overflow a 64-bit size in bytes");
         }
-        const std::size_t needed = buffer.index == BufferDecl::Index::item    ? items
-                                   : buffer.index == BufferDecl::Index::group ? product(plan.range.grid)
-                                                                              : 0;
+        const std::size_t needed = buffer.index == BufferDecl::Index::item ? geometry.items
+                                   : buffer.index == BufferDecl::Index::group
+                                       ? plan.range.grid.x * plan.range.grid.y * plan.range.grid.z
+                                       : 0;
         if (n < needed) {
             fail(buffer.count.place, std::to_string(n) + " elements is too small for the launch: it indexes one per " +
                                          (buffer.index == BufferDecl::Index::item ? "work-item" : "block") +
@@ -421,7 +420,7 @@ Values kernel_reference(const Manifest& manifest, const Plan& plan, const Device
     Queue queue = device.create_queue();
     buffers.poison(queue);
     buffers.write(queue);
-    buffers.launch(queue, kernel, reference.launch ? plan_range(launch, plan.values) : plan.range,
+    buffers.launch(queue, kernel, reference.launch ? plan_geometry(launch, plan.values).range : plan.range,
                    mine.args.value_or(launch.args));
     buffers.read(queue);
     queue.finish();

@@ -320,23 +320,6 @@ std::shared_ptr<const Workload> open_workload(const fs::path& path)
     return workload;
 }
 
-/// Manifests (*.duet.toml) in `directories`, by file name less the suffix; the first directory
-/// that has a name wins.
-std::map<std::string, fs::path> find_manifests(const std::vector<fs::path>& directories)
-{
-    std::map<std::string, fs::path> found;
-    for (const auto& directory : directories) {
-        std::error_code error;
-        for (const auto& entry : fs::directory_iterator(directory, error)) {
-            const std::string name = entry.path().filename().string();
-            if (workload::is_manifest(entry.path())) {
-                found.emplace(name.substr(0, name.size() - std::string(".duet.toml").size()), entry.path());
-            }
-        }
-    }
-    return found;
-}
-
 } // namespace
 
 WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
@@ -351,10 +334,10 @@ WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : d
         }
         plugins_.push_back(std::move(info));
     };
-    for (const auto& [name, path] : detail::find_plugins(directories, "duet_workload_")) {
+    for (const auto& [name, path] : detail::find_named_files(directories, "libduet_workload_", ".so")) {
         load(name, path, open_workload);
     }
-    for (const auto& [name, path] : find_manifests(directories)) {
+    for (const auto& [name, path] : detail::find_named_files(directories, "", workload::manifest_suffix)) {
         load(name, path, workload::load_manifest);
     }
 }

@@ -57,15 +57,15 @@ struct LocalMemory {
 /// How a kernel would like on-chip memory split between L1 cache and shared memory.
 enum class CachePreference { none, prefer_shared, prefer_l1, equal };
 
-/// Threads: a kernel may be launched from several threads and queues at once, each launch with
-/// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
-/// enqueues under a lock of the kernel's own).
 /// A kernel parameter as the driver reports it.
 struct KernelParameterInfo {
     enum class Address { global, local, constant, private_ } address; ///< private_: passed by value
     std::string type_name;                                            ///< as the driver spells it: "float*", "uint"
 };
 
+/// Threads: a kernel may be launched from several threads and queues at once, each launch with
+/// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
+/// enqueues under a lock of the kernel's own).
 class Kernel {
 public:
     Kernel() = default;

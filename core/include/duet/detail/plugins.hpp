@@ -50,9 +50,10 @@ std::vector<std::filesystem::path> search_path(const char* variable, const std::
                                                const std::filesystem::path& build_plugins,
                                                const std::filesystem::path& installed_plugins);
 
-/// lib<prefix><name>.so files in `directories`, by name; the first directory that has a name wins.
-std::map<std::string, std::filesystem::path> find_plugins(const std::vector<std::filesystem::path>& directories,
-                                                          const std::string& prefix);
+/// <prefix><name><suffix> files in `directories` ("libduet_backend_" and ".so" for backends), by
+/// name, which is never empty; the first directory that has a name wins.
+std::map<std::string, std::filesystem::path> find_named_files(const std::vector<std::filesystem::path>& directories,
+                                                              const std::string& prefix, const std::string& suffix);
 
 /// Opens `path` for good: plugins are never unloaded, since a driver may still be tearing down
 /// in its exit handlers after the last duet object is gone. On failure, `reason` says why in the

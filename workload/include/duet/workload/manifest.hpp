@@ -10,7 +10,10 @@
 
 namespace duet::workload {
 
-/// Whether `path` names a manifest: a file name ending in ".duet.toml".
+/// How a manifest's file name ends.
+inline constexpr const char* manifest_suffix = ".duet.toml";
+
+/// Whether `path` names a manifest: a file name ending in manifest_suffix.
 bool is_manifest(const std::filesystem::path& path);
 
 /// The workload the manifest at `path` describes, once every field, expression and source file
