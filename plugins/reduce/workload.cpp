@@ -1,0 +1,134 @@
+// reduce as a workload: the sum or the max of n floats, one result. The inputs are drawn negative,
+// in (-2, -0.5]: one sign, so the summation error bound is relative to the sum itself, and a max
+// whose identity were 0 rather than -inf would show. Its figures put the kernel's read bandwidth
+// beside a device-to-device copy's, measured in the same run.
+#include "reduce.hpp"
+
+#include <duet/workload/kit.hpp>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+namespace duet::reduce {
+namespace {
+
+using namespace duet::workload;
+
+/// Runs of the kernel and of the copy whose best gives the figures' rates.
+constexpr int benchmark_repeats = 3;
+
+std::size_t n(const Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("n"));
+}
+
+Operation operation(const Settings& settings)
+{
+    return settings.text("op") == "sum" ? Operation::sum : Operation::max;
+}
+
+/// n floats read; the partial results' traffic is 1/4096 of it.
+double bytes_read(const Settings& settings)
+{
+    return static_cast<double>(n(settings)) * sizeof(float);
+}
+
+Values negative_floats(std::size_t count, std::uint64_t seed)
+{
+    std::vector<float> values = random_floats(count, seed);
+    for (float& value : values) {
+        value = -std::fabs(value);
+    }
+    return values;
+}
+
+Spec spec()
+{
+    Spec spec;
+    spec.info = {
+        "reduce",
+        "sum or max of n floats to one value: blocks of 256 threads each fold 4096 consecutive elements "
+        "(16 per thread, coalesced), then atomic: one atomic per block into the result; tree: pairwise in "
+        "local memory, and passes over the blocks' results; warp: warp shuffles (OpenCL sub-groups where "
+        "the device has them), and passes",
+        {"atomic", "tree", "warp"},
+        {integer_parameter("n", std::int64_t{1} << 24, 1, static_cast<std::int64_t>(max_n), "number of floats"),
+         choice_parameter("op", {"sum", "max"}, "the operation folded")},
+        // One element, fewer than a block, one block's span exactly and one past it, odd
+        // sizes over two and three passes, both operations.
+        {{{"n", "1"}},
+         {{"n", "1"}, {"op", "max"}},
+         {{"n", "200"}, {"op", "max"}},
+         {{"n", "4096"}},
+         {{"n", "4097"}, {"op", "max"}},
+         {{"n", "1000003"}},
+         {{"n", "1000003"}, {"op", "max"}},
+         {{"n", "16777217"}}},
+        {}};
+    BufferSpec in = input("in", n);
+    in.draw = negative_floats;
+    spec.buffers = {in, output("result", [](const Settings&) { return std::size_t{1}; })};
+    spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant) -> Launch {
+        const auto reduction =
+            std::make_shared<const Reduction<float>>(device, variant_named(variant), operation(settings), n(settings));
+        return [reduction, size = n(settings)](Queue& queue, const DeviceBuffers& buffers) {
+            reduction->enqueue(queue, buffers.get("in"), size, buffers.get("result"));
+        };
+    };
+    spec.reference = [](const Settings& settings, const HostArrays& arrays) {
+        arrays.out("result")[0] = reference(operation(settings), arrays.in("in"));
+    };
+    spec.work = bytes_read;
+    spec.unit = Measurement::Unit::bytes;
+    spec.tolerance = [](const Settings& settings) {
+        if (operation(settings) == Operation::max) {
+            return Tolerance{0, "the max is exact: every device picks the same element"};
+        }
+        const double ku = static_cast<double>(rounding_depth(n(settings))) * (FLT_EPSILON / 2);
+        return Tolerance{ku / (1 - ku), "inputs of one sign: k·u/(1 - k·u) of the sum, k = " +
+                                            std::to_string(rounding_depth(n(settings))) +
+                                            " roundings on the longest path from an input to the result"};
+    };
+    // The benchmark's yardstick: the kernel's best read bandwidth against a device-to-device copy
+    // of the same n floats (counted as read and written), both timed after the passes.
+    spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
+        const std::size_t size = n(settings);
+        const Buffer<float> copy = queue.device().alloc<float>(size);
+        const double kernel_ms = best_device_ms(queue, benchmark_repeats, [&] { launch(queue, buffers); });
+        const double copy_ms = best_device_ms(queue, benchmark_repeats,
+                                              [&] { queue.copy(copy.view(0, size), buffers.get("in").view(0, size)); });
+        const auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; };
+        const double kernel_gbps = gbps(bytes_read(settings), kernel_ms);
+        const double copy_gbps = gbps(2 * bytes_read(settings), copy_ms);
+        return std::vector<std::pair<std::string, double>>{
+            {"kernel_best_gbps", kernel_gbps},
+            {"d2d_copy_gbps", copy_gbps},
+            {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
+    };
+    return spec;
+}
+
+/// The spec, whose footprint adds what its buffers do not declare: the copy's destination, which
+/// the figures allocate while every buffer of the run is held, and the blocks' results.
+class Reduce final : public SpecWorkload {
+public:
+    Reduce() : SpecWorkload(spec()) {}
+
+    Footprint footprint(const RunRequest& request) const override
+    {
+        Footprint footprint = SpecWorkload::footprint(request);
+        const std::uint64_t copy_bytes = n(request.settings) * sizeof(float);
+        const std::uint64_t partial_bytes = (n(request.settings) / span + 2) * sizeof(float);
+        footprint.device_bytes += copy_bytes + partial_bytes;
+        footprint.largest_buffer = std::max(footprint.largest_buffer, copy_bytes);
+        return footprint;
+    }
+};
+
+} // namespace
+} // namespace duet::reduce
+
+DUET_EXPORT_WORKLOAD(duet::reduce::Reduce)
