@@ -1,0 +1,53 @@
+// jacobi beyond what the generic workload test sees: the convergence check (on the device, or the
+// seed's whole delta vector on the host) decides only when to stop, never what is computed; and
+// an iteration cap is reported as such, not as convergence.
+
+#include "duet_test.hpp"
+#include "jacobi.hpp"
+
+namespace duet::test {
+namespace {
+
+class JacobiSolver : public DeviceTest {
+protected:
+    /// Solves a fresh system of n equations; the solution read back.
+    std::vector<float> solve(jacobi::Check check, std::size_t n, double eps, std::size_t max_iterations,
+                             jacobi::Convergence& convergence)
+    {
+        const jacobi::System<float> system = jacobi::make_system<float>(n, test_seed());
+        const Buffer<float> a = make_buffer(device(), queue(), jacobi::transpose<float>(system.a, n));
+        const Buffer<float> f = make_buffer(device(), queue(), system.f);
+        jacobi::Solver<float> solver(device(), jacobi::Variant::transposed, check, n, 64);
+        convergence = solver.solve(queue(), a, f, eps, max_iterations);
+        solver.solution().to_host(queue());
+        const std::span<float> x = solver.solution().host();
+        return {x.begin(), x.end()};
+    }
+};
+
+TEST_P(JacobiSolver, TheCheckDecidesOnlyWhenToStop)
+{
+    const std::size_t n = 700; // two segments, not a multiple of the block
+    jacobi::Convergence on_device;
+    jacobi::Convergence on_host;
+    const std::vector<float> device_checked = solve(jacobi::Check::device, n, 1e-6, 100, on_device);
+    const std::vector<float> host_checked = solve(jacobi::Check::host, n, 1e-6, 100, on_host);
+    EXPECT_EQ(on_device.iterations, on_host.iterations);
+    EXPECT_EQ(on_device.last_delta, on_host.last_delta);
+    EXPECT_TRUE(bitwise_equal(host_checked, device_checked));
+}
+
+TEST_P(JacobiSolver, AnIterationCapIsNotConvergence)
+{
+    jacobi::Convergence convergence;
+    solve(jacobi::Check::device, 300, 0, 2, convergence);
+    EXPECT_EQ(convergence.iterations, 2u);
+    EXPECT_FALSE(convergence.converged);
+    EXPECT_FALSE(convergence.stalled) << "the first steps of a contraction by 1/2 still make progress";
+    EXPECT_GT(convergence.last_delta, 0.0);
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(JacobiSolver);
+
+} // namespace
+} // namespace duet::test
