@@ -26,7 +26,7 @@ __kernel void access_random_plain(__global const float* in, __global const uint*
 // restrict: const restrict on every pointer promises that nothing the kernel writes is read
 // through them, so the compiler may load through a read-only path (NVIDIA's ld.global.nc).
 __kernel void access_strided_restrict(__global const float* restrict in, __global float* restrict out, const uint n,
-                                        const uint stride)
+                                      const uint stride)
 {
     const uint i = get_global_id(0);
     if (i < n) {
@@ -35,7 +35,7 @@ __kernel void access_strided_restrict(__global const float* restrict in, __globa
 }
 
 __kernel void access_random_restrict(__global const float* restrict in, __global const uint* restrict index,
-                                       __global float* restrict out, const uint n, const uint stride)
+                                     __global float* restrict out, const uint n, const uint stride)
 {
     const uint i = get_global_id(0);
     if (i < n) {

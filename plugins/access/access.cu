@@ -27,7 +27,7 @@ extern "C" __global__ void access_random_plain(const float* in, const unsigned i
 // restrict: const __restrict__ on every pointer promises that nothing the kernel writes is
 // read through them, so the compiler may load through the read-only path (PTX ld.global.nc).
 extern "C" __global__ void access_strided_restrict(const float* __restrict__ in, float* __restrict__ out,
-                                                     unsigned int n, unsigned int stride)
+                                                   unsigned int n, unsigned int stride)
 {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -35,9 +35,8 @@ extern "C" __global__ void access_strided_restrict(const float* __restrict__ in,
     }
 }
 
-extern "C" __global__ void access_random_restrict(const float* __restrict__ in,
-                                                    const unsigned int* __restrict__ index, float* __restrict__ out,
-                                                    unsigned int n, unsigned int stride)
+extern "C" __global__ void access_random_restrict(const float* __restrict__ in, const unsigned int* __restrict__ index,
+                                                  float* __restrict__ out, unsigned int n, unsigned int stride)
 {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {

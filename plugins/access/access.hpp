@@ -17,7 +17,7 @@ namespace duet::access {
 /// How the kernels load their input. Not every backend has every path: Launcher::refusal says why.
 enum class Path {
     plain,      ///< const pointers the compiler must assume may alias the output: ordinary global loads
-    restricted, ///< the variant `restrict`: const restrict (CUDA's const __restrict__), so the compiler may use the read-only path
+    restricted, ///< the variant `restrict`: const restrict, so the compiler may use the read-only path
     ldg,        ///< CUDA's __ldg: the read-only (non-coherent) data cache, asked for explicitly
     constant    ///< OpenCL's __constant: on NVIDIA the constant cache, which serves one address per warp at a time
 };
@@ -54,10 +54,10 @@ public:
     /// Unsupported on OpenCL for anything but `none`, which there is already the only split.
     void set_cache_preference(Path path, Pattern pattern, CachePreference preference) const;
 
-    /// Enqueues out[i] = in[row × stride] for i < n, row i (strided) or index[i] (random; `index`
-    /// is then unread by the strided kernels, and holds n rows otherwise); returns without waiting.
-    /// Sizes that break the buffers or the kernels' limits, and a path this device refuses, throw
-    /// before anything is enqueued.
+    /// Enqueues out[i] = in[row × stride] for i < n, where row is i (strided) or index[i] (random:
+    /// `index` holds n rows, each below n; the strided kernels never read it). Returns without
+    /// waiting. Sizes that break the buffers or the kernels' limits, and a path this device
+    /// refuses, throw before anything is enqueued.
     void run(Queue& queue, Path path, Pattern pattern, const Buffer<float>& in, const Buffer<std::uint32_t>& index,
              const Buffer<float>& out, std::size_t n, std::size_t stride, std::size_t block = 256) const;
 

@@ -153,9 +153,9 @@ Spec spec()
             throw Unsupported(error.backend(), error.call(), error.native_code(), error.native_name(),
                               "cache=" + cache + ": " + error.message());
         }
+        const auto block = static_cast<std::size_t>(settings.integer("block"));
         return [launcher, load_path, reads, size = n(settings), step = stride(settings),
-                block = static_cast<std::size_t>(settings.integer("block"))](Queue& queue,
-                                                                             const DeviceBuffers& buffers) {
+                block](Queue& queue, const DeviceBuffers& buffers) {
             launcher->run(queue, load_path, reads, buffers.get("in"), buffers.get<std::uint32_t>("index"),
                           buffers.get("out"), size, step, block);
         };
@@ -181,10 +181,10 @@ Spec spec()
         const auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; };
         const double kernel_gbps = gbps(bytes_moved(settings), kernel_ms);
         const double copy_gbps = gbps(2.0 * size * sizeof(float), copy_ms);
-        return std::vector<std::pair<std::string, double>>{{"kernel_best_gbps", kernel_gbps},
-                                                           {"d2d_copy_gbps", copy_gbps},
-                                                           {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps
-                                                                                              : 0.0}};
+        return std::vector<std::pair<std::string, double>>{
+            {"kernel_best_gbps", kernel_gbps},
+            {"d2d_copy_gbps", copy_gbps},
+            {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
     };
     return spec;
 }

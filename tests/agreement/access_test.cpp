@@ -111,8 +111,8 @@ TEST_P(AccessPaths, ACachePreferenceIsSetOrRefusedNamingIt)
     const auto info = workload->info();
     for (const std::string cache : {"prefer_l1", "prefer_shared", "equal"}) {
         SCOPED_TRACE(cache);
-        const RunRequest request{device(), "restrict", Settings(info, {{"n", "1000"}, {"cache", cache}}), true,
-                                 test_seed(), workload::Timing::once()};
+        const Settings settings(info, {{"n", "1000"}, {"cache", cache}});
+        const RunRequest request{device(), "restrict", settings, true, test_seed(), workload::Timing::once()};
         if (shows(known::no_cache_preference)) {
             const auto error = expect_error<Unsupported>([&] { run_within_limits(*workload, request); });
             if (error) {

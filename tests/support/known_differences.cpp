@@ -53,8 +53,8 @@ const KnownDifference binaries_checked_by_the_driver{
     "binaries it wraps",
     on_cuda};
 
-const KnownDifference no_ldg{"no_ldg", "OpenCL",
-                             "OpenCL C has no __ldg; its one read-only hint is const restrict", on_opencl};
+const KnownDifference no_ldg{"no_ldg", "OpenCL", "OpenCL C has no __ldg; its one read-only hint is const restrict",
+                             on_opencl};
 
 const KnownDifference no_constant_input{
     "no_constant_input", "CUDA",
