@@ -53,4 +53,13 @@ const KnownDifference binaries_checked_by_the_driver{
     "binaries it wraps",
     on_cuda};
 
+const KnownDifference no_ldg{"no_ldg", "OpenCL", "OpenCL C has no __ldg; its one read-only hint is const restrict",
+                             on_opencl};
+
+const KnownDifference no_constant_input{
+    "no_constant_input", "CUDA",
+    "CUDA's __constant__ memory is a fixed-size module symbol, and duet's API has no copy into one "
+    "(cuModuleGetGlobal, cuMemcpyHtoD); OpenCL passes a buffer as a __constant argument",
+    on_cuda};
+
 } // namespace duet::test::known

@@ -33,6 +33,11 @@ extern const KnownDifference pocl5_static_local_memory_zero;
 /// Program binaries on CUDA are the driver's own cubins and fatbins, which the driver checks;
 /// on OpenCL duet wraps the driver's binary with the kernels' argument kinds and checks both.
 extern const KnownDifference binaries_checked_by_the_driver;
+/// access's ldg path: OpenCL C has no __ldg; its one read-only hint is const restrict.
+extern const KnownDifference no_ldg;
+/// access's constant path: CUDA's __constant__ memory is a module symbol, which duet's API
+/// cannot copy into; OpenCL passes a buffer as a __constant argument.
+extern const KnownDifference no_constant_input;
 
 } // namespace known
 } // namespace duet::test
