@@ -5,7 +5,8 @@
 //   tree:   the group's values folded pairwise in local memory, halving the active work-items each step
 //   warp:   each sub-group folds its values (sub_group_reduce_*, cl_khr_subgroups), then the first
 //           work-item folds the sub-groups' results; absent where the device has no sub-groups
-//   atomic: the tree, then one atomic compare-and-swap per group into the single result (float only)
+//   atomic: the tree, then one atomic per group into the single result (float only): a compare-and-
+//           swap loop for the sum, integer atomic_max / atomic_min on the bits for the max
 // Each work-item first folds REDUCE_ITEMS elements, REDUCE_BLOCK apart so that the group's loads
 // are coalesced, left to right. The tree variant folds in reduce.cu's order: the APIs agree bit for bit.
 // OpenCL C 1.2 has no templates: each operation and type is instantiated by the macros below.
@@ -83,29 +84,47 @@
         }                                                                                                              \
     }
 
+// OpenCL 1.2 has no float atomic add: the sum is a compare-and-swap loop on the bits, which
+// serialises every group that reaches the result at once (reduce.cu's atomicAdd does not).
+void atomic_fold_sum(volatile __global float* target, const float value)
+{
+    volatile __global uint* word = (volatile __global uint*)target;
+    uint seen = *word;
+    uint assumed;
+    do {
+        assumed = seen;
+        seen = atomic_cmpxchg(word, assumed, as_uint(as_float(assumed) + value));
+    } while (seen != assumed);
+}
+
+// The max with the core integer atomics, as reduce.cu does: non-negative floats order as signed
+// integers, negative ones in reverse as unsigned, and every non-negative float's bits are below
+// every negative one's as unsigned. The identity -inf is negative.
+void atomic_fold_max(volatile __global float* target, const float value)
+{
+    if (!signbit(value)) {
+        atomic_max((volatile __global int*)target, as_int(value));
+    } else {
+        atomic_min((volatile __global uint*)target, as_uint(value));
+    }
+}
+
 // reduce_atomic_<op>_f32: `result` holds the identity before the launch (the launcher fills it).
-// OpenCL 1.2 has no float atomics: a compare-and-swap loop on the bits.
-#define REDUCE_ATOMIC(op, OP)                                                                                          \
+#define REDUCE_ATOMIC(op)                                                                                              \
     __kernel __attribute__((reqd_work_group_size(REDUCE_BLOCK, 1, 1))) void reduce_atomic_##op##_f32(                  \
         __global const float* restrict in, volatile __global float* result, const uint n)                              \
     {                                                                                                                  \
         __local float folded[REDUCE_BLOCK];                                                                            \
         const float block_result = tree_fold_##op##_f32(folded, thread_fold_##op##_f32(in, n));                        \
         if (get_local_id(0) == 0) {                                                                                    \
-            volatile __global uint* word = (volatile __global uint*)result;                                            \
-            uint seen = *word;                                                                                         \
-            uint assumed;                                                                                              \
-            do {                                                                                                       \
-                assumed = seen;                                                                                        \
-                seen = atomic_cmpxchg(word, assumed, as_uint(OP##_APPLY(as_float(assumed), block_result)));            \
-            } while (seen != assumed);                                                                                 \
+            atomic_fold_##op(result, block_result);                                                                    \
         }                                                                                                              \
     }
 
 REDUCE_TREE(sum, SUM, f32, float)
 REDUCE_TREE(max, MAX, f32, float)
-REDUCE_ATOMIC(sum, SUM)
-REDUCE_ATOMIC(max, MAX)
+REDUCE_ATOMIC(sum)
+REDUCE_ATOMIC(max)
 
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable

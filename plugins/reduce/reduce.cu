@@ -4,7 +4,8 @@
 // reduce.cl, named reduce_<variant>_<op>_<type> (extern "C" keeps them unmangled).
 //   tree:   the block's values folded pairwise in shared memory, halving the active threads each step
 //   warp:   each warp folds its values with shuffles, then the first thread folds the warps' results
-//   atomic: the tree, then one atomic per block into the single result (one pass; float only)
+//   atomic: the tree, then one atomic per block into the single result (one pass; float only): a
+//           native atomicAdd for the sum, integer atomicMax / atomicMin on the bits for the max
 // Each thread first folds REDUCE_ITEMS elements, REDUCE_BLOCK apart so that every load of a warp
 // is one coalesced line, left to right. The tree variant folds in the same order as reduce.cl's,
 // so the two APIs agree bit for bit.
@@ -21,16 +22,16 @@ struct Sum {
 struct Max {
     template <class T> static __device__ __forceinline__ T identity() { return -static_cast<T>(INFINITY); }
     template <class T> static __device__ __forceinline__ T apply(T a, T b) { return fmax(a, b); }
-    // No native float max: a compare-and-swap loop on the bits (reduce.cl folds both operations so).
+    // Native integer atomics order floats: non-negative ones as signed integers (the larger the
+    // float, the larger its bits), negative ones in reverse as unsigned, and every non-negative
+    // float's bits are below every negative one's as unsigned. The identity -inf is negative.
     static __device__ __forceinline__ void atomic(float* target, float value)
     {
-        unsigned int* word = reinterpret_cast<unsigned int*>(target);
-        unsigned int seen = *word;
-        unsigned int assumed;
-        do {
-            assumed = seen;
-            seen = atomicCAS(word, assumed, __float_as_uint(fmaxf(__uint_as_float(assumed), value)));
-        } while (seen != assumed);
+        if (!signbit(value)) {
+            atomicMax(reinterpret_cast<int*>(target), __float_as_int(value));
+        } else {
+            atomicMin(reinterpret_cast<unsigned int*>(target), __float_as_uint(value));
+        }
     }
 };
 
