@@ -75,8 +75,7 @@ __kernel void newton_phi(__global double* restrict phi, __global const double* r
 // from ∂a_ik/∂x_j = sin(2x_i) cos²(x_k) δ_ij - sin(2x_k) sin²(x_i) δ_kj. The two nonzero terms
 // are written out: the seed summed all 2nd + 1 k for every element. The diagonal's work-items sum
 // S_i over the row's band.
-__kernel void newton_d_phi(__global double* restrict l, __global const double* restrict x, const uint n,
-                           const uint nd)
+__kernel void newton_d_phi(__global double* restrict l, __global const double* restrict x, const uint n, const uint nd)
 {
     const uint i = get_global_id(0);
     const uint d = get_global_id(1);

@@ -12,8 +12,8 @@
 namespace duet::newton {
 namespace {
 
-constexpr const char* kernel_names[] = {"newton_matrix_a", "newton_ax",      "newton_phi",     "newton_d_phi",
-                                        "newton_solve_l",  "newton_eps_l",   "newton_solve_g", "newton_eps_g"};
+constexpr const char* kernel_names[] = {"newton_matrix_a", "newton_ax",    "newton_phi",     "newton_d_phi",
+                                        "newton_solve_l",  "newton_eps_l", "newton_solve_g", "newton_eps_g"};
 
 /// Every buffer's elements and, after them, its sentinels.
 Buffer<double> guarded(const Device& device, std::size_t elements)
@@ -21,10 +21,10 @@ Buffer<double> guarded(const Device& device, std::size_t elements)
     return device.alloc<double>(elements + workload::sentinel_elements);
 }
 
-std::string scientific(double value)
+std::string short_text(double value)
 {
     char text[32];
-    std::snprintf(text, sizeof text, "%.3e", value);
+    std::snprintf(text, sizeof text, "%.4g", value);
     return text;
 }
 
@@ -43,20 +43,20 @@ double exact_solution(std::size_t i)
 std::string Convergence::failure(const Problem& problem, const std::string& where) const
 {
     const std::string ran = " after " + std::to_string(outer) + " outer and " + std::to_string(inner) +
-                            " inner iterations (tau = " + scientific(problem.tau) + ")";
+                            " inner iterations (tau = " + short_text(problem.tau) + ")";
     switch (end) {
     case End::converged:
         return {};
     case End::outer_cap:
         return where + " did not converge: the outer iteration reached its cap, max_outer = " +
-               std::to_string(problem.max_outer) + ", with eps_G = " + scientific(eps_g) + " still above eps_g = " +
-               scientific(problem.eps_g) + ran;
+               std::to_string(problem.max_outer) + ", with eps_G = " + short_text(eps_g) +
+               " still above eps_g = " + short_text(problem.eps_g) + ran;
     case End::inner_cap:
         return where + " did not converge: the linear solve of outer iteration " + std::to_string(outer) +
-               " reached its cap, max_inner = " + std::to_string(problem.max_inner) + ", with eps_L = " +
-               scientific(eps_l) + " still above eps_l = " + scientific(problem.eps_l) + ran;
+               " reached its cap, max_inner = " + std::to_string(problem.max_inner) +
+               ", with eps_L = " + short_text(eps_l) + " still above eps_l = " + short_text(problem.eps_l) + ran;
     case End::not_finite:
-        return where + " diverged: eps_G = " + scientific(eps_g) + ", eps_L = " + scientific(eps_l) +
+        return where + " diverged: eps_G = " + short_text(eps_g) + ", eps_L = " + short_text(eps_l) +
                ", one of them not finite," + ran;
     }
     return {};
@@ -71,8 +71,8 @@ double tolerance(const Problem& problem, double last_step, double largest_x)
 
 std::string tolerance_reason(const Problem& problem, double last_step)
 {
-    return "one outer iteration apart at most: the reference's last step, max |x1 - x| = " + scientific(last_step) +
-           "; one inner iteration apart: n eps_l = " + scientific(static_cast<double>(problem.n) * problem.eps_l) +
+    return "one outer iteration apart at most: the reference's last step, max |x1 - x| = " + short_text(last_step) +
+           "; one inner iteration apart: n eps_l = " + short_text(static_cast<double>(problem.n) * problem.eps_l) +
            "; and the rounding of a band row's " + std::to_string(band_width(problem.n)) +
            "-term sum (the iterations contract: they do not amplify rounding)";
 }
@@ -123,8 +123,7 @@ std::uint64_t Solver::device_bytes(std::size_t n)
 }
 
 Solver::Solver(const Device& device, std::size_t n, std::size_t block)
-    : n_(validated(device, n, block)), block_(block),
-      sum_(device, reduce::Variant::tree, reduce::Operation::sum, n),
+    : n_(validated(device, n, block)), block_(block), sum_(device, reduce::Variant::tree, reduce::Operation::sum, n),
       max_(device, reduce::Variant::tree, reduce::Operation::max, n), check_(device, 1)
 {
     const Program program = device.build(kernels::newton());
@@ -156,9 +155,9 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
 {
     if (problem.n != n_ || x.size() < n_ || f.size() < n_) {
         throw InvalidArgument(queue.device().backend(), "newton::Solver::solve", 0, "",
-                              "the solver was made for n = " + std::to_string(n_) + "; asked for n = " +
-                                  std::to_string(problem.n) + " with x of " + std::to_string(x.size()) +
-                                  " and f of " + std::to_string(f.size()) + " elements");
+                              "the solver was made for n = " + std::to_string(n_) +
+                                  "; asked for n = " + std::to_string(problem.n) + " with x of " +
+                                  std::to_string(x.size()) + " and f of " + std::to_string(f.size()) + " elements");
     }
     const auto n = static_cast<std::uint32_t>(n_);
     const auto nd = static_cast<std::uint32_t>(half_band(n_));

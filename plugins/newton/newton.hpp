@@ -81,7 +81,7 @@ inline constexpr double start_value = 0.0;
 /// What one solve is asked to do.
 struct Problem {
     std::size_t n = 2048;
-    double tau = 0.5;   ///< the step in t: x1 = x + tau v
+    double tau = 0.5;     ///< the step in t: x1 = x + tau v
     double eps_g = 1e-6;  ///< the outer iteration stops once the mean |x1 - x| is at most this
     double eps_l = 1e-15; ///< each linear solve stops once the mean |v1 - v| is at most this
     std::size_t max_outer = 1000;
@@ -92,12 +92,12 @@ struct Problem {
 struct Convergence {
     enum class End { converged, outer_cap, inner_cap, not_finite };
     End end = End::converged;
-    std::size_t outer = 0;   ///< outer iterations run
-    std::size_t inner = 0;   ///< inner iterations run, over every outer one
-    double eps_g = 0;        ///< the last outer check: mean |x1 - x|
-    double eps_l = 0;        ///< the last inner check: mean |v1 - v|
-    double last_step = 0;    ///< max |x1 - x| of the last outer iteration (the reference's, or after Solver::last_step)
-    double inner_ms = 0;     ///< device time of the inner loops, checks included (the Solver's only)
+    std::size_t outer = 0; ///< outer iterations run
+    std::size_t inner = 0; ///< inner iterations run, over every outer one
+    double eps_g = 0;      ///< the last outer check: mean |x1 - x|
+    double eps_l = 0;      ///< the last inner check: mean |v1 - v|
+    double last_step = 0;  ///< max |x1 - x| of the last outer iteration (the reference's, or after Solver::last_step)
+    double inner_ms = 0;   ///< device time of the inner loops, checks included (the Solver's only)
 
     bool converged() const { return end == End::converged; }
     /// Why the solve did not converge, naming the cap or the value that is not finite, the
@@ -115,16 +115,17 @@ double residual(std::span<const double> x, std::span<const double> f);
 /// once per element of x, not per matrix element): x holds x0 on entry and the result on return.
 Convergence reference(const Problem& problem, std::span<const double> f, std::span<double> x);
 
-/// How far a device's x may be from the reference's x, absolute (the check divides by
-/// max(|x|, 1) >= 1, so this bounds it too): both run one algorithm from one x0 and differ by rounding, which neither iteration
-/// amplifies (the outer one contracts by about 1 - tau, the Jacobi one by its diagonal
-/// dominance). Rounding can move a stop by one iteration only where that check's value lies
-/// within rounding of its threshold. One outer iteration apart, the two x differ by one step:
-/// at most the reference's last one, `last_step` (one later, the step is about (1 - tau) times
-/// smaller). One inner iteration apart, the two v differ by one Jacobi step, whose mean is at
-/// most eps_l and so whose largest element is at most n eps_l; carried into x as tau v and
-/// contracted by (1 - tau) each outer iteration, that sums to at most n eps_l. Last, the
-/// rounding of a band row's sum of 2Nd + 1 terms, gamma_(2Nd+1) (Higham, 3.1), relative to x.
+/// How far a device's x may be from the reference's x, absolute (the check divides by max(|x|, 1)
+/// >= 1, so this bounds it too). Both run one algorithm from one x0 and differ by rounding, which
+/// neither iteration amplifies: the outer one contracts by about 1 - tau, the Jacobi one by its
+/// diagonal dominance. Rounding can move a stop by one iteration only where that check's value
+/// lies within rounding of its threshold (the workload refuses counts further apart). One outer
+/// iteration apart, the two x differ by one step: at most the reference's last one, `last_step`
+/// (one later, the step is about (1 - tau) times smaller). One inner iteration apart, the two v
+/// differ by one Jacobi step, whose mean is at most eps_l and so whose largest element is at most
+/// n eps_l; carried into x as tau v and contracted by (1 - tau) each outer iteration, that sums to
+/// at most n eps_l. Last, the rounding of a band row's sum of 2Nd + 1 terms, gamma_(2Nd+1)
+/// (Higham, 3.1), relative to x.
 double tolerance(const Problem& problem, double last_step, double largest_x);
 std::string tolerance_reason(const Problem& problem, double last_step);
 
@@ -163,7 +164,7 @@ private:
     std::size_t n_;
     std::size_t block_;
     Kernel matrix_a_, ax_, phi_, d_phi_, solve_l_, eps_l_, solve_g_, eps_g_;
-    Buffer<double> a_, l_;                           ///< the band matrices, by diagonals
+    Buffer<double> a_, l_;                                         ///< the band matrices, by diagonals
     Buffer<double> ax_values_, phi_values_, v0_, v1_, x1_, delta_; ///< n each
     reduce::Reduction<double> sum_, max_;
     Mirror<double> check_; ///< the one double each check reads

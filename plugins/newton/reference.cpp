@@ -66,7 +66,8 @@ void d_phi(std::span<const double> x, const Trig& trig, Band& l)
     for (std::size_t i = 0; i < l.n; ++i) {
         for (std::size_t d = l.first(i); d < l.end(i); ++d) {
             const std::size_t j = i + d - l.nd;
-            double value = trig.sin_squared[i] * trig.cos_squared[j] - trig.sin_squared[i] * (trig.sin_double[j] * x[j]);
+            double value =
+                trig.sin_squared[i] * trig.cos_squared[j] - trig.sin_squared[i] * (trig.sin_double[j] * x[j]);
             if (d == l.nd) {
                 double sum = 0.0;
                 for (std::size_t e = l.first(i); e < l.end(i); ++e) {

@@ -89,10 +89,11 @@ public:
         const std::uint64_t band = (band_width(n) * n + sentinel_elements) * element;
         const std::uint64_t x = (n + sentinel_elements) * element;
         const std::uint64_t spacer = Spacer::bytes(request.device);
-        // Host: x and f (mirrored), x* and the result; the reference's two bands, its x and
-        // four vectors; the residual's band.
-        const std::uint64_t host = x + 3 * n * element + 3 * band_width(n) * n * element + 6 * n * element;
-        return {Solver::device_bytes(n) + x + n * element + element + spacer, std::max(band, spacer), host};
+        // Host: x (mirrored, with its sentinels); f (mirrored, and as made), x*, the result and the
+        // reference's x; the reference's two bands, four vectors and three of sines and cosines;
+        // the residual's band.
+        const std::uint64_t host = x + 12 * n * element + 3 * band_width(n) * n * element;
+        return {Solver::device_bytes(n) + x + n * element + spacer, std::max(band, spacer), host};
     }
 
     Measurement run(const RunRequest& request) const override
@@ -167,17 +168,26 @@ public:
         if (!request.verify) {
             // No reference: the cross checks between devices judge with this device's own last step.
             result.tolerance = tolerance(problem, last_step, largest_magnitude(output));
-            result.tolerance_reason = "no reference ran: from this device's own last step; " +
-                                      tolerance_reason(problem, last_step);
+            result.tolerance_reason =
+                "no reference ran: from this device's own last step; " + tolerance_reason(problem, last_step);
             return result;
         }
         std::vector<double> expected(n, start_value);
         Convergence reference_convergence;
-        result.reference_ms =
-            host_ms([&] { reference_convergence = reference(problem, f_values, expected); });
+        result.reference_ms = host_ms([&] { reference_convergence = reference(problem, f_values, expected); });
         if (!reference_convergence.converged()) {
             throw Error("duet", "newton::reference", 0, "",
                         reference_convergence.failure(problem, "the CPU reference's solve"));
+        }
+        // The tolerance allows the two to stop one outer iteration apart, as rounding can make
+        // them; further apart, the device's iteration took another course than the reference's.
+        const std::size_t apart = std::max(convergence.outer, reference_convergence.outer) -
+                                  std::min(convergence.outer, reference_convergence.outer);
+        if (apart > 1) {
+            throw Error(device.backend(), "newton", 0, "",
+                        "the device's solve took " + std::to_string(convergence.outer) +
+                            " outer iterations and the CPU reference's " + std::to_string(reference_convergence.outer) +
+                            ": more than one apart, which rounding does not explain");
         }
         result.tolerance = tolerance(problem, reference_convergence.last_step, largest_magnitude(expected));
         result.tolerance_reason = tolerance_reason(problem, reference_convergence.last_step);
