@@ -25,6 +25,18 @@ uint end_diagonal(const uint i, const uint n, const uint nd)
     return min(2 * nd + 1, n - i + nd);
 }
 
+// Row i of M v for a band matrix M: its terms left to right. AX and Solve_L.
+double row_product(__global const double* restrict m, __global const double* restrict v, const uint i, const uint n,
+                   const uint nd)
+{
+    const uint end = end_diagonal(i, n, nd);
+    double sum = 0.0;
+    for (uint d = first_diagonal(i, nd); d < end; ++d) {
+        sum += m[d * n + i] * v[i + d - nd];
+    }
+    return sum;
+}
+
 // a(i, j) = sin²(x_i) cos²(x_j) + n δ_ij on the band, one work-item per element: dimension 0 over
 // rows, dimension 1 over diagonals.
 __kernel void newton_matrix_a(__global double* restrict a, __global const double* restrict x, const uint n,
@@ -49,15 +61,9 @@ __kernel void newton_ax(__global double* restrict ax, __global const double* res
                         __global const double* restrict x, const uint n, const uint nd)
 {
     const uint i = get_global_id(0);
-    if (i >= n) {
-        return;
+    if (i < n) {
+        ax[i] = row_product(a, x, i, n, nd);
     }
-    const uint end = end_diagonal(i, n, nd);
-    double sum = 0.0;
-    for (uint d = first_diagonal(i, nd); d < end; ++d) {
-        sum += a[d * n + i] * x[i + d - nd];
-    }
-    ax[i] = sum;
 }
 
 // phi = A(x) x - f.
@@ -108,15 +114,9 @@ __kernel void newton_solve_l(__global const double* restrict l, __global const d
                              const uint nd)
 {
     const uint i = get_global_id(0);
-    if (i >= n) {
-        return;
+    if (i < n) {
+        v1[i] = v0[i] + (-phi[i] - row_product(l, v0, i, n, nd)) / l[nd * n + i];
     }
-    const uint end = end_diagonal(i, n, nd);
-    double sum = 0.0;
-    for (uint d = first_diagonal(i, nd); d < end; ++d) {
-        sum += l[d * n + i] * v0[i + d - nd];
-    }
-    v1[i] = v0[i] + (-phi[i] - sum) / l[nd * n + i];
 }
 
 // delta_i = |v1_i - v0_i|, then v0 = v1: the inner check's terms, and the next step's start.

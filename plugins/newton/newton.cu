@@ -21,6 +21,18 @@ __device__ __forceinline__ unsigned int end_diagonal(unsigned int i, unsigned in
     return min(2 * nd + 1, n - i + nd);
 }
 
+// Row i of M v for a band matrix M: its terms left to right. AX and Solve_L.
+__device__ __forceinline__ double row_product(const double* __restrict__ m, const double* __restrict__ v,
+                                              unsigned int i, unsigned int n, unsigned int nd)
+{
+    const unsigned int end = end_diagonal(i, n, nd);
+    double sum = 0.0;
+    for (unsigned int d = first_diagonal(i, nd); d < end; ++d) {
+        sum += m[d * n + i] * v[i + d - nd];
+    }
+    return sum;
+}
+
 // a(i, j) = sin²(x_i) cos²(x_j) + n δ_ij on the band, one thread per element: x over rows, y over
 // diagonals.
 extern "C" __global__ void newton_matrix_a(double* __restrict__ a, const double* __restrict__ x, unsigned int n,
@@ -45,15 +57,9 @@ extern "C" __global__ void newton_ax(double* __restrict__ ax, const double* __re
                                      const double* __restrict__ x, unsigned int n, unsigned int nd)
 {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) {
-        return;
+    if (i < n) {
+        ax[i] = row_product(a, x, i, n, nd);
     }
-    const unsigned int end = end_diagonal(i, n, nd);
-    double sum = 0.0;
-    for (unsigned int d = first_diagonal(i, nd); d < end; ++d) {
-        sum += a[d * n + i] * x[i + d - nd];
-    }
-    ax[i] = sum;
 }
 
 // phi = A(x) x - f.
@@ -105,15 +111,9 @@ extern "C" __global__ void newton_solve_l(const double* __restrict__ l, const do
                                           unsigned int nd)
 {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) {
-        return;
+    if (i < n) {
+        v1[i] = v0[i] + (-phi[i] - row_product(l, v0, i, n, nd)) / l[nd * n + i];
     }
-    const unsigned int end = end_diagonal(i, n, nd);
-    double sum = 0.0;
-    for (unsigned int d = first_diagonal(i, nd); d < end; ++d) {
-        sum += l[d * n + i] * v0[i + d - nd];
-    }
-    v1[i] = v0[i] + (-phi[i] - sum) / l[nd * n + i];
 }
 
 // delta_i = |v1_i - v0_i|, then v0 = v1: the inner check's terms, and the next step's start.
