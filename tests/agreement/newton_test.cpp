@@ -1,0 +1,125 @@
+// newton beyond what the generic workload test can see: a solve that reaches a cap, or whose check
+// is not a number, is a failure rather than a result (the seed's `while (eps > EPS)` took a NaN
+// for convergence and had no cap); the result approaches the exact solution as the method says it
+// should, not merely the reference's; Newton's own step (tau = 1) converges quadratically, which
+// a derivative that is not phi's would not; and sizes the kernels cannot index are refused.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "duet_test.hpp"
+#include "newton.hpp"
+#include <duet/workload/check.hpp>
+#include <duet/workload/kit.hpp>
+
+namespace duet::test {
+namespace {
+
+class NewtonWorkload : public DeviceTest {
+protected:
+    void SetUp() override
+    {
+        DeviceTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) {
+            return;
+        }
+        if (const auto reason = newton::Solver::refusal(device(), 256)) {
+            GTEST_SKIP() << *reason;
+        }
+    }
+
+    workload::Run run(const std::map<std::string, std::string>& values)
+    {
+        const auto workload = WorkloadRegistry::global().find("newton");
+        const auto info = workload->info();
+        return workload::execute(
+            {workload, info, "band", Settings(info, values), device(), "device", test_seed(), workload::Timing::once()},
+            true);
+    }
+
+    static std::map<std::string, double> figures(const workload::Run& run)
+    {
+        return {run.measurement.extras.begin(), run.measurement.extras.end()};
+    }
+};
+
+TEST_P(NewtonWorkload, ReachingTheOuterCapIsAFailureNamingIt)
+{
+    const auto result = run({{"n", "100"}, {"max_outer", "3"}});
+    EXPECT_EQ(result.status, workload::Status::failed);
+    for (const char* needle : {"did not converge", "max_outer = 3", "eps_G"}) {
+        EXPECT_TRUE(mentions(result.reason, {needle}));
+    }
+}
+
+TEST_P(NewtonWorkload, ReachingTheInnerCapIsAFailureNamingIt)
+{
+    const auto result = run({{"n", "100"}, {"max_inner", "2"}});
+    EXPECT_EQ(result.status, workload::Status::failed);
+    for (const char* needle : {"did not converge", "max_inner = 2", "eps_L"}) {
+        EXPECT_TRUE(mentions(result.reason, {needle}));
+    }
+}
+
+TEST_P(NewtonWorkload, ANaNIsAFailureNotConvergence)
+{
+    const std::size_t n = 33;
+    newton::Solver solver(device(), n, 32);
+    Mirror<double> x(device(), n);
+    std::ranges::fill(x.host(), newton::start_value);
+    x.host_written();
+    x.to_device(queue());
+    std::vector<double> f(n, 1.0);
+    f[n / 2] = std::numeric_limits<double>::quiet_NaN();
+    const newton::Problem problem{n, 0.5, 1e-6, 1e-15, 100, 100};
+    const newton::Convergence convergence = solver.solve(queue(), x, make_buffer(device(), queue(), f), problem);
+    EXPECT_EQ(convergence.end, newton::Convergence::End::not_finite);
+    EXPECT_FALSE(convergence.converged());
+    EXPECT_TRUE(mentions(convergence.failure(problem, "this solve"), {"diverged"}));
+}
+
+// Near x*, Newton's step leaves a second-order error: x1 - x* = (1 - tau)(x - x*) + O(|x - x*|²)
+// and x1 - x = -tau (x - x*) + O(|x - x*|²), so the result's error is (1 - tau)/tau times the last
+// step, element by element, up to terms of the order of the step squared (below 1e-11 here, a
+// millionth of it) and the linear solves' n eps_l.
+TEST_P(NewtonWorkload, TheResultIsWhereTheLastStepSaysXStarIs)
+{
+    for (const char* tau : {"0.5", "0.25"}) {
+        SCOPED_TRACE(std::string("tau = ") + tau);
+        const auto result = run({{"n", "257"}, {"tau", tau}});
+        ASSERT_EQ(result.status, workload::Status::ok) << result.reason;
+        auto figure = figures(result);
+        const double t = std::stod(tau);
+        const double predicted = (1 - t) / t * figure["last_step_max"];
+        EXPECT_NEAR(figure["error_max"], predicted, 1e-3 * predicted + 257 * 1e-15);
+        EXPECT_EQ(figure["outer_iterations"], figure["reference_outer_iterations"]);
+    }
+}
+
+// With tau = 1 the error squares each outer iteration from about 1 at x0 = 0: 1e-15 within five.
+// The seed's A(x)ᵀ in phi against the derivative of A(x) x would make it linear.
+TEST_P(NewtonWorkload, NewtonsOwnStepConvergesQuadratically)
+{
+    const auto result = run({{"n", "257"}, {"tau", "1"}});
+    ASSERT_EQ(result.status, workload::Status::ok) << result.reason;
+    auto figure = figures(result);
+    EXPECT_LE(figure["outer_iterations"], 5.0);
+    const newton::Problem problem{257, 1.0, 1e-6, 1e-15, 1000, 1000};
+    EXPECT_LE(figure["error_max"], newton::tolerance(problem, 0, 1.5));
+}
+
+TEST_P(NewtonWorkload, SizesTheKernelsCannotIndexAreRefused)
+{
+    for (const std::size_t n : {std::size_t{0}, newton::max_n + 1}) {
+        const auto error = expect_error<InvalidArgument>([&] { newton::Solver(device(), n, 256); });
+        ASSERT_TRUE(error) << "n = " << n;
+        EXPECT_TRUE(mentions(error->message(), {dec(newton::max_n)}));
+        EXPECT_TRUE(mentions(error->message(), {"32-bit"}));
+    }
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(NewtonWorkload);
+
+} // namespace
+} // namespace duet::test
