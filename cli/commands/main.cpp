@@ -98,7 +98,7 @@ const std::vector<Command>& commands()
                      "or failed) and, with `all`, when a workload plugin did not load; 2 for a device named twice.\n"
                      "h→d, kernel and d→h are each phase's device time summed over the queues it ran on; total is\n"
                      "the whole run, first copy in to last copy out, so where phases overlap (matmul's\n"
-                     "schedule=overlapped, bandwidth's direction=both) a phase can exceed it.",
+                     "schedule=overlapped or forkjoin, bandwidth's direction=both) a phase can exceed it.",
           .options = {devices_option, variants_option, set_option, seed_option, warmup_option, repeats_option,
                       json_option, csv_option, report_option}},
          compare_command},

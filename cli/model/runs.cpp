@@ -58,9 +58,9 @@ bool phases_overlap(const Measurement& measurement)
 }
 
 const std::string overlap_note =
-    "Where phases overlap (matmul's schedule=overlapped: one queue per product; bandwidth's direction=both), each "
-    "phase's time is summed over the queues it ran on, while total is the wall time of the whole run, first copy in "
-    "to last copy out: so a phase, the kernel time included, can exceed the total.";
+    "Where phases overlap (matmul's schedule=overlapped or forkjoin: one queue per product; bandwidth's "
+    "direction=both), each phase's time is summed over the queues it ran on, while total is the wall time of the "
+    "whole run, first copy in to last copy out: so a phase, the kernel time included, can exceed the total.";
 
 std::string outcome(const std::string& name, Status status, const std::string& reason)
 {

@@ -1,20 +1,35 @@
-// matmul as a workload plugin: `batch` independent products C = A × B, run on one of two
-// schedules from the source experiment, one run of it per timed pass, repeated by the kit
+// matmul as a workload plugin: `batch` independent products C = A × B, run on one of three
+// schedules from the source experiments, one run of it per timed pass, repeated by the kit
 // (workload::repeat) until the median settles. sequential: ordinary host memory, one queue, each
 // product copied in, multiplied and copied out before the next. overlapped: pinned host memory,
 // one queue per product, every copy in queued, then every kernel, then every copy out, so the
-// transfers of one product run under the kernels of another; each of its passes also times the
-// copies alone and the kernels alone, and after its passes the sequential schedule is timed too:
-// what the overlap is judged against. C is poisoned before every pass, with sentinels past its end.
+// transfers of one product run under the kernels of another. forkjoin: pinned host memory, each
+// product copied in and multiplied on a queue of its own, forked from one event of the main queue
+// and joined by events onto it, which then copies every result out. Each pass of the last two also
+// times the copies alone and the kernels alone; after their passes the sequential schedule is
+// timed too (and for forkjoin the overlapped one): what they are judged against. C is poisoned
+// before every pass, with sentinels past its end.
 #include "matmul.hpp"
 
 #include <duet/workload/kit.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace duet::matmul {
 namespace {
+
+enum class Schedule { sequential, overlapped, forkjoin };
+
+Schedule schedule_of(const Settings& settings)
+{
+    const std::string name = settings.text("schedule");
+    return name == "overlapped" ? Schedule::overlapped : name == "forkjoin" ? Schedule::forkjoin : Schedule::sequential;
+}
 
 /// The products' inputs (drawn from the seed) and their device buffers. Each C is followed on
 /// the device by workload::sentinel_elements elements that no kernel may write.
@@ -100,6 +115,16 @@ struct PinnedBatch {
         }
     }
 
+    /// Every product's C, one after another.
+    std::vector<float> outputs() const
+    {
+        std::vector<float> all;
+        for (const auto& host : c) {
+            std::ranges::copy(host.as<float>(), std::back_inserter(all));
+        }
+        return all;
+    }
+
 private:
     static HostBuffer pinned_copy(const Device& device, const std::vector<float>& values)
     {
@@ -141,12 +166,54 @@ double overlapped_ms(const Launcher& launcher, std::vector<Queue>& queues, const
     return workload::span_ms(starts, ends);
 }
 
-// Schedule (b), one pass. First each phase alone on one queue (every copy in, every copy out, then
-// every kernel back to back on inputs already there): the sample's h2d, d2h and kernel, since
-// per-queue phase events of the overlapped run would count, in each queue's copy or kernel, the
-// time it waited for the other queues'. Then, C poisoned again, the overlapped run: its total.
-Sample run_overlapped(const Launcher& launcher, Queue& queue, std::vector<Queue>& queues, const Batch& batch,
-                      const PinnedBatch& pinned)
+// Schedule (c), the source experiment's fork-join. The fork is recorded on the main queue before
+// any copy, since each of the experiment's streams copies its own A and B in: each worker queue
+// waits on it, then copies in from pinned memory and multiplies. The main queue waits on an event of
+// every worker (the join, the experiment's cudaDeviceSynchronize) and only then copies every C out,
+// where the experiment's streams copy their own out before it: a read the join failed to hold back
+// would read poison. The time runs between two events of the main queue, which waits for all the
+// work between them, never of a worker: NVIDIA's OpenCL (driver 580) gave some events of queues
+// waiting on one start event no device time (see overlapped_ms). A missing time shows as one not
+// positive or longer than the host saw the pass take, and fails.
+double forkjoin_ms(const Launcher& launcher, Queue& main, std::vector<Queue>& workers, const Batch& batch,
+                   const PinnedBatch& pinned)
+{
+    Event fork, end;
+    const double host_ms = workload::host_ms([&] {
+        fork = main.record();
+        std::vector<Event> joins;
+        for (std::size_t p = 0; p < workers.size(); ++p) {
+            workers[p].wait(fork);
+            workers[p].write(batch.da[p], pinned.a[p].as<float>());
+            workers[p].write(batch.db[p], pinned.b[p].as<float>());
+            launcher.run(workers[p], batch.da[p], batch.db[p], batch.dc[p], batch.shape);
+            joins.push_back(workers[p].record());
+        }
+        for (const auto& join : joins) {
+            main.wait(join);
+        }
+        for (std::size_t p = 0; p < workers.size(); ++p) {
+            main.read(pinned.c[p].as<float>(), batch.c(p));
+        }
+        end = main.record();
+        end.wait();
+    });
+    const double device_ms = elapsed_ms(fork, end);
+    if (!(device_ms > 0 && device_ms <= host_ms)) {
+        throw Error("duet", "matmul forkjoin", 0, "",
+                    "the device reported no usable time between the fork and the end of the reads: " +
+                        std::to_string(device_ms) + " ms, for a run the host saw take " + std::to_string(host_ms) +
+                        " ms");
+    }
+    return device_ms;
+}
+
+// Schedules (b) and (c), one pass. First each phase alone on one queue (every copy in, every copy
+// out, then every kernel back to back on inputs already there): the sample's h2d, d2h and kernel,
+// since per-queue phase events of the concurrent run would count, in each queue's copy or kernel,
+// the time it waited for the other queues'. Then, C poisoned again, the concurrent run: its total.
+Sample run_concurrent(Schedule schedule, const Launcher& launcher, Queue& queue, std::vector<Queue>& queues,
+                      const Batch& batch, const PinnedBatch& pinned)
 {
     workload::PhaseTimer alone(queue);
     for (std::size_t p = 0; p < batch.size(); ++p) {
@@ -165,8 +232,18 @@ Sample run_overlapped(const Launcher& launcher, Queue& queue, std::vector<Queue>
     Sample sample = alone.sample();
     poison_outputs(queue, batch);
     pinned.poison_outputs();
-    sample.total_ms = overlapped_ms(launcher, queues, batch, pinned);
+    sample.total_ms = schedule == Schedule::forkjoin ? forkjoin_ms(launcher, queue, queues, batch, pinned)
+                                                     : overlapped_ms(launcher, queues, batch, pinned);
     return sample;
+}
+
+double median_total_ms(const std::vector<Sample>& samples)
+{
+    std::vector<double> totals;
+    for (const auto& sample : samples) {
+        totals.push_back(sample.total_ms);
+    }
+    return workload::summarize(totals).median;
 }
 
 // Each product against the double-precision reference on the rows rows_to_check() keeps: the
@@ -219,22 +296,27 @@ public:
         return {"matmul",
                 "C = A x B in float, row-major, any M, N, K: naive and shared-memory tiled kernels (tiles of 8, 16, "
                 "32) against the vendor BLAS (cuBLAS, CLBlast) on duet's queues; `batch` independent products run "
-                "sequentially (ordinary memory, one queue) or overlapped (pinned memory, one queue per product)",
+                "sequentially (ordinary memory, one queue), overlapped (pinned memory, one queue per product) or "
+                "fork-joined (pinned memory, one queue per product, forked from and joined onto one queue by events)",
                 variants(),
                 {workload::integer_parameter("m", 1024, 1, 65536, "rows of A and C"),
                  workload::integer_parameter("n", 1024, 1, 65536, "columns of B and C"),
                  workload::integer_parameter("k", 1024, 1, 65536, "columns of A, rows of B"),
                  workload::integer_parameter("batch", 1, 1, 64, "independent products (Lm in the source experiment)"),
-                 workload::choice_parameter("schedule", {"sequential", "overlapped"},
-                                            "sequential: one queue, ordinary host memory; overlapped: one queue per "
-                                            "product, pinned host memory, copies overlapping kernels")},
+                 workload::choice_parameter(
+                     "schedule", {"sequential", "overlapped", "forkjoin"},
+                     "sequential: one queue, ordinary host memory; overlapped: one queue per product, pinned host "
+                     "memory, copies overlapping kernels; forkjoin: one queue per product, pinned host memory, forked "
+                     "from an event of one queue and joined onto it by events before it copies the results out")},
                 {{{"m", "1"}, {"n", "1"}, {"k", "1"}},
                  {{"m", "7"}, {"n", "5"}, {"k", "3"}},
                  {{"m", "33"}, {"n", "17"}, {"k", "65"}},
                  {{"m", "128"}, {"n", "96"}, {"k", "160"}},
                  {{"m", "512"}, {"n", "512"}, {"k", "512"}},
                  {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "sequential"}},
-                 {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "overlapped"}}},
+                 {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "overlapped"}},
+                 {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "1"}, {"schedule", "forkjoin"}},
+                 {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "forkjoin"}}},
                 {}};
     }
 
@@ -243,14 +325,17 @@ public:
         const Settings& settings = request.settings;
         const std::uint64_t m = settings.integer("m"), n = settings.integer("n"), k = settings.integer("k");
         const std::uint64_t products = settings.integer("batch");
-        const bool overlapped = settings.text("schedule") == "overlapped";
+        const Schedule timed = schedule_of(settings);
+        const bool pinned = timed != Schedule::sequential;
+        // The schedules a run also times for its ratios: overlapped against sequential, forkjoin
+        // against both.
+        const std::uint64_t compared = timed == Schedule::forkjoin ? 2 : timed == Schedule::overlapped ? 1 : 0;
         const std::uint64_t a = m * k * sizeof(float), b = k * n * sizeof(float), c = m * n * sizeof(float);
         const std::uint64_t device_c = c + workload::sentinel_elements * sizeof(float);
-        // Host: every product's A and B, the result and what it is expected to be, the sequential
-        // schedule's result beside the overlapped one's with the pinned copies of A, B and C, and
-        // the reference rows (double).
+        // Host: every product's A and B, the result and what it is expected to be, the results of
+        // the schedules compared with, the pinned copies of A, B and C, and the reference rows (double).
         const std::uint64_t host =
-            products * (a + b + c * (overlapped ? 3 : 2)) + (overlapped ? products * (a + b + c) : 0) + 2 * c;
+            products * (a + b + c * (2 + compared)) + (pinned ? products * (a + b + c) : 0) + 2 * c;
         const std::uint64_t spacer = workload::Spacer::bytes(request.device);
         return {products * (a + b + device_c) + spacer, std::max({a, b, device_c, spacer}), host};
     }
@@ -262,7 +347,7 @@ public:
                           static_cast<std::size_t>(settings.integer("n")),
                           static_cast<std::size_t>(settings.integer("k"))};
         const auto products = static_cast<std::size_t>(settings.integer("batch"));
-        const bool overlapped = settings.text("schedule") == "overlapped";
+        const Schedule timed = schedule_of(settings);
         const Device& device = request.device;
         // First, so that a variant the device cannot run is refused before anything is allocated.
         const Launcher launcher(device, request.variant);
@@ -275,8 +360,9 @@ public:
         result.work = 2.0 * static_cast<double>(shape.m) * shape.n * shape.k * products;
         result.output = std::vector<float>(products * batch.c_size());
         auto& output = result.output.as<float>();
-        std::vector<float> sequential_output;
-        if (!overlapped) {
+        // The results of the schedules the timed one is compared with, checked as its own is.
+        std::vector<std::vector<float>> compared_outputs;
+        if (timed == Schedule::sequential) {
             result.samples = workload::repeat(request.timing,
                                               [&] { return run_sequential(launcher, queue, batch, spacer, output); });
             result.set_medians();
@@ -286,37 +372,43 @@ public:
             for (std::size_t p = 0; p < products; ++p) {
                 queues.push_back(device.create_queue());
             }
-            result.samples = workload::repeat(request.timing,
-                                              [&] { return run_overlapped(launcher, queue, queues, batch, pinned); });
+            const auto repeat_concurrent = [&](Schedule concurrent) {
+                return workload::repeat(
+                    request.timing, [&] { return run_concurrent(concurrent, launcher, queue, queues, batch, pinned); });
+            };
+            result.samples = repeat_concurrent(timed);
             result.set_medians();
-            for (std::size_t p = 0; p < products; ++p) {
-                std::ranges::copy(pinned.c[p].as<float>(), output.begin() + p * batch.c_size());
+            std::ranges::copy(pinned.outputs(), output.begin());
+            // The other schedules on the same products, repeated as the timed passes are, so that
+            // each ratio is of two medians.
+            std::vector<float> sequential_output(output.size());
+            const double sequential = median_total_ms(workload::repeat(
+                request.timing, [&] { return run_sequential(launcher, queue, batch, spacer, sequential_output); }));
+            compared_outputs.push_back(std::move(sequential_output));
+            if (timed == Schedule::overlapped) {
+                const double copy_ms = result.h2d_ms + result.d2h_ms;
+                result.extras = {
+                    {"copy_ms", copy_ms},
+                    {"kernel_only_ms", result.kernel_ms},
+                    {"overlapped_ms", result.total_ms},
+                    {"overlapped_over_max_copy_kernel", result.total_ms / std::max(copy_ms, result.kernel_ms)},
+                    {"sequential_ms", sequential},
+                    {"overlapped_over_sequential", result.total_ms / sequential}};
+            } else {
+                const double overlapped = median_total_ms(repeat_concurrent(Schedule::overlapped));
+                compared_outputs.push_back(pinned.outputs());
+                result.extras = {{"forkjoin_ms", result.total_ms},
+                                 {"sequential_ms", sequential},
+                                 {"overlapped_ms", overlapped},
+                                 {"forkjoin_over_sequential", result.total_ms / sequential},
+                                 {"forkjoin_over_overlapped", result.total_ms / overlapped}};
             }
-            // The sequential schedule on the same products, repeated as the timed passes are, so
-            // that the ratio is of two medians; its result is checked too.
-            sequential_output.resize(output.size());
-            std::vector<double> sequential_ms;
-            for (const auto& sample : workload::repeat(request.timing, [&] {
-                     return run_sequential(launcher, queue, batch, spacer, sequential_output);
-                 })) {
-                sequential_ms.push_back(sample.total_ms);
-            }
-            const double sequential = workload::summarize(sequential_ms).median;
-            const double copy_ms = result.h2d_ms + result.d2h_ms;
-            result.extras = {{"copy_ms", copy_ms},
-                             {"kernel_only_ms", result.kernel_ms},
-                             {"overlapped_ms", result.total_ms},
-                             {"overlapped_over_max_copy_kernel", result.total_ms / std::max(copy_ms, result.kernel_ms)},
-                             {"sequential_ms", sequential},
-                             {"overlapped_over_sequential", result.total_ms / sequential}};
         }
         check_sentinels(queue, batch);
         result.extras.emplace_back("total_gflops", result.work / (result.total_ms * 1e-3) / 1e9);
 
         std::vector<std::span<const float>> outputs{output};
-        if (overlapped) {
-            outputs.emplace_back(sequential_output);
-        }
+        outputs.insert(outputs.end(), compared_outputs.begin(), compared_outputs.end());
         check(request, batch, outputs, result);
         return result;
     }

@@ -1,9 +1,10 @@
 // matmul beyond what the generic workload test can see: no variant writes past C, matrices the
 // kernels' 32-bit indices cannot address are refused before anything runs, the sampled check of
-// large products keeps the edge rows and catches a single wrong element, and the overlapped
-// schedule reports the figures it is judged by, consistently with its phases.
+// large products keeps the edge rows and catches a single wrong element, and the overlapped and
+// forkjoin schedules report the figures they are judged by, consistently with their phases.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -153,27 +154,37 @@ TEST(MatmulCheck, OneWrongOrUnwrittenElementFails)
     EXPECT_EQ(matmul::max_error(c, want, a, b, rows, shape), std::numeric_limits<double>::infinity());
 }
 
-// --- the overlapped schedule's figures ---
+// --- the overlapped and forkjoin schedules' figures ---
 
-class MatmulOverlapped : public DeviceTest {};
-
-TEST_P(MatmulOverlapped, ReportsThePhasesAloneAndTheRatios)
-{
-    const auto workload = WorkloadRegistry::global().find("matmul");
-    const auto info = workload->info();
-    const std::map<std::string, std::string> values{
-        {"m", "64"}, {"n", "48"}, {"k", "80"}, {"batch", "4"}, {"schedule", "overlapped"}};
-    const Measurement result =
-        run_within_limits(*workload, {device(), "tiled16", Settings(info, values), true, test_seed(), {}});
-    ASSERT_TRUE(result.verified);
-    EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
-
-    std::map<std::string, double> extras(result.extras.begin(), result.extras.end());
-    for (const char* name : {"copy_ms", "kernel_only_ms", "overlapped_ms", "overlapped_over_max_copy_kernel",
-                             "sequential_ms", "overlapped_over_sequential", "total_gflops", "cpu_speedup"}) {
-        ASSERT_TRUE(extras.count(name)) << "no extra named " << name;
-        EXPECT_GT(extras[name], 0.0) << name;
+class MatmulSchedules : public DeviceTest {
+protected:
+    // Four checked products of a size no tile divides on `schedule`, and its extras by name, each
+    // of `names` there and positive.
+    std::map<std::string, double> run_schedule(const std::string& schedule, std::initializer_list<const char*> names)
+    {
+        const auto workload = WorkloadRegistry::global().find("matmul");
+        const auto info = workload->info();
+        const std::map<std::string, std::string> values{
+            {"m", "64"}, {"n", "48"}, {"k", "80"}, {"batch", "4"}, {"schedule", schedule}};
+        result = run_within_limits(*workload, {device(), "tiled16", Settings(info, values), true, test_seed(), {}});
+        EXPECT_TRUE(result.verified);
+        EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
+        EXPECT_EQ(result.output.size(), 4u * 64 * 48);
+        std::map<std::string, double> extras(result.extras.begin(), result.extras.end());
+        for (const char* name : names) {
+            EXPECT_TRUE(extras.count(name)) << "no extra named " << name;
+            EXPECT_GT(extras[name], 0.0) << name;
+        }
+        return extras;
     }
+    Measurement result;
+};
+
+TEST_P(MatmulSchedules, OverlappedReportsThePhasesAloneAndTheRatios)
+{
+    auto extras =
+        run_schedule("overlapped", {"copy_ms", "kernel_only_ms", "overlapped_ms", "overlapped_over_max_copy_kernel",
+                                    "sequential_ms", "overlapped_over_sequential", "total_gflops", "cpu_speedup"});
     // h2d and d2h are the copies alone, kernel the kernels alone, total the overlapped run.
     EXPECT_DOUBLE_EQ(extras["copy_ms"], result.h2d_ms + result.d2h_ms);
     EXPECT_DOUBLE_EQ(extras["kernel_only_ms"], result.kernel_ms);
@@ -182,10 +193,24 @@ TEST_P(MatmulOverlapped, ReportsThePhasesAloneAndTheRatios)
                      result.total_ms / std::max(extras["copy_ms"], extras["kernel_only_ms"]));
     EXPECT_DOUBLE_EQ(extras["overlapped_over_sequential"], result.total_ms / extras["sequential_ms"]);
     EXPECT_DOUBLE_EQ(extras["cpu_speedup"], result.reference_ms / result.total_ms);
-    EXPECT_EQ(result.output.size(), 4u * 64 * 48);
 }
 
-DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulOverlapped);
+TEST_P(MatmulSchedules, ForkjoinReportsItsTimeAgainstSequentialAndOverlapped)
+{
+    auto extras = run_schedule("forkjoin", {"forkjoin_ms", "sequential_ms", "overlapped_ms", "forkjoin_over_sequential",
+                                            "forkjoin_over_overlapped", "total_gflops"});
+    // Its result is checked above: without the join, PoCL's reads overtook the products here and
+    // read poison. h2d, kernel and d2h are the phases alone, as for overlapped; total is the fork
+    // to the last read.
+    EXPECT_GT(result.h2d_ms, 0.0);
+    EXPECT_GT(result.kernel_ms, 0.0);
+    EXPECT_GT(result.d2h_ms, 0.0);
+    EXPECT_DOUBLE_EQ(extras["forkjoin_ms"], result.total_ms);
+    EXPECT_DOUBLE_EQ(extras["forkjoin_over_sequential"], result.total_ms / extras["sequential_ms"]);
+    EXPECT_DOUBLE_EQ(extras["forkjoin_over_overlapped"], result.total_ms / extras["overlapped_ms"]);
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulSchedules);
 
 } // namespace
 } // namespace duet::test
