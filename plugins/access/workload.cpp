@@ -7,7 +7,6 @@
 
 #include <duet/workload/kit.hpp>
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -16,9 +15,6 @@ namespace duet::access {
 namespace {
 
 using namespace duet::workload;
-
-/// Runs of the kernel and of the copy whose best gives the figures' rates.
-constexpr int benchmark_repeats = 3;
 
 std::size_t n(const Settings& settings)
 {
@@ -171,42 +167,17 @@ Spec spec()
         return Tolerance{0, "each output is a copy of one input float: any difference is a wrong read"};
     };
     // The table's yardstick: the kernel's best bandwidth against a device-to-device copy of the
-    // same n floats (read once, written once), both timed after the passes, so neither carries
-    // the first launch's one-time costs.
+    // same n floats (read once, written once).
     spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
-        const std::size_t size = n(settings);
-        const Buffer<float> copy = queue.device().alloc<float>(size);
-        const double kernel_ms = best_device_ms(queue, benchmark_repeats, [&] { launch(queue, buffers); });
-        const double copy_ms = best_device_ms(
-            queue, benchmark_repeats, [&] { queue.copy(copy.view(0, size), buffers.get("out").view(0, size)); });
-        const auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; };
-        const double kernel_gbps = gbps(bytes_moved(settings), kernel_ms);
-        const double copy_gbps = gbps(2.0 * size * sizeof(float), copy_ms);
-        return std::vector<std::pair<std::string, double>>{
-            {"kernel_best_gbps", kernel_gbps},
-            {"d2d_copy_gbps", copy_gbps},
-            {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
+        return copy_yardstick(
+            queue, bytes_moved(settings), [&] { launch(queue, buffers); }, buffers.get("out").raw(),
+            n(settings) * sizeof(float));
     };
+    spec.extra_device_bytes = [](const Settings& settings) { return std::uint64_t{n(settings) * sizeof(float)}; };
     return spec;
 }
-
-/// The spec, whose footprint adds what its buffers do not declare: the copy's destination, which
-/// the figures allocate while every buffer of the run is held.
-class Access final : public SpecWorkload {
-public:
-    Access() : SpecWorkload(spec()) {}
-
-    Footprint footprint(const RunRequest& request) const override
-    {
-        Footprint footprint = SpecWorkload::footprint(request);
-        const std::uint64_t copy_bytes = n(request.settings) * sizeof(float);
-        footprint.device_bytes += copy_bytes;
-        footprint.largest_buffer = std::max(footprint.largest_buffer, copy_bytes);
-        return footprint;
-    }
-};
 
 } // namespace
 } // namespace duet::access
 
-DUET_EXPORT_WORKLOAD(duet::access::Access)
+DUET_EXPORT_WORKLOAD_SPEC(duet::access::spec)

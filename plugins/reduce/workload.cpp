@@ -6,7 +6,6 @@
 
 #include <duet/workload/kit.hpp>
 
-#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -16,9 +15,6 @@ namespace duet::reduce {
 namespace {
 
 using namespace duet::workload;
-
-/// Runs of the kernel and of the copy whose best gives the figures' rates.
-constexpr int benchmark_repeats = 3;
 
 std::size_t n(const Settings& settings)
 {
@@ -93,42 +89,19 @@ Spec spec()
                                             " roundings on the longest path from an input to the result"};
     };
     // The benchmark's yardstick: the kernel's best read bandwidth against a device-to-device copy
-    // of the same n floats (counted as read and written), both timed after the passes.
+    // of the same n floats (counted as read and written); and the blocks' results.
     spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
-        const std::size_t size = n(settings);
-        const Buffer<float> copy = queue.device().alloc<float>(size);
-        const double kernel_ms = best_device_ms(queue, benchmark_repeats, [&] { launch(queue, buffers); });
-        const double copy_ms = best_device_ms(queue, benchmark_repeats,
-                                              [&] { queue.copy(copy.view(0, size), buffers.get("in").view(0, size)); });
-        const auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; };
-        const double kernel_gbps = gbps(bytes_read(settings), kernel_ms);
-        const double copy_gbps = gbps(2 * bytes_read(settings), copy_ms);
-        return std::vector<std::pair<std::string, double>>{
-            {"kernel_best_gbps", kernel_gbps},
-            {"d2d_copy_gbps", copy_gbps},
-            {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
+        return copy_yardstick(
+            queue, bytes_read(settings), [&] { launch(queue, buffers); }, buffers.get("in").raw(),
+            n(settings) * sizeof(float));
+    };
+    spec.extra_device_bytes = [](const Settings& settings) {
+        return std::uint64_t{(n(settings) + n(settings) / span + 2) * sizeof(float)};
     };
     return spec;
 }
 
-/// The spec, whose footprint adds what its buffers do not declare: the copy's destination, which
-/// the figures allocate while every buffer of the run is held, and the blocks' results.
-class Reduce final : public SpecWorkload {
-public:
-    Reduce() : SpecWorkload(spec()) {}
-
-    Footprint footprint(const RunRequest& request) const override
-    {
-        Footprint footprint = SpecWorkload::footprint(request);
-        const std::uint64_t copy_bytes = n(request.settings) * sizeof(float);
-        const std::uint64_t partial_bytes = (n(request.settings) / span + 2) * sizeof(float);
-        footprint.device_bytes += copy_bytes + partial_bytes;
-        footprint.largest_buffer = std::max(footprint.largest_buffer, copy_bytes);
-        return footprint;
-    }
-};
-
 } // namespace
 } // namespace duet::reduce
 
-DUET_EXPORT_WORKLOAD(duet::reduce::Reduce)
+DUET_EXPORT_WORKLOAD_SPEC(duet::reduce::spec)

@@ -7,7 +7,6 @@
 
 #include <duet/workload/kit.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -15,9 +14,6 @@ namespace duet::stencil1d {
 namespace {
 
 using namespace duet::workload;
-
-/// Runs of the kernel and of the copy whose best gives the figures' rates.
-constexpr int benchmark_repeats = 3;
 
 std::size_t n(const Settings& settings)
 {
@@ -94,40 +90,17 @@ Spec spec()
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) { return Tolerance{tolerance, tolerance_reason}; };
     // The benchmark's yardstick: the kernel's best bandwidth against a device-to-device copy of
-    // the same n floats (one read and one write per element), both timed after the passes, so
-    // neither figure carries the first launch's one-time costs.
+    // the same n floats (one read and one write per element).
     spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
-        const std::size_t size = n(settings);
-        const Buffer<float> copy = queue.device().alloc<float>(size);
-        const double kernel_ms = best_device_ms(queue, benchmark_repeats, [&] { launch(queue, buffers); });
-        const double copy_ms = best_device_ms(
-            queue, benchmark_repeats, [&] { queue.copy(copy.view(0, size), buffers.get("out").view(0, size)); });
-        const auto gbps = [&](double ms) { return ms > 0 ? bytes_moved(settings) / (ms * 1e-3) / 1e9 : 0.0; };
-        return std::vector<std::pair<std::string, double>>{
-            {"kernel_best_gbps", gbps(kernel_ms)},
-            {"d2d_copy_gbps", gbps(copy_ms)},
-            {"kernel_over_copy", copy_ms > 0 && kernel_ms > 0 ? copy_ms / kernel_ms : 0.0}};
+        return copy_yardstick(
+            queue, bytes_moved(settings), [&] { launch(queue, buffers); }, buffers.get("out").raw(),
+            n(settings) * sizeof(float));
     };
+    spec.extra_device_bytes = [](const Settings& settings) { return std::uint64_t{n(settings) * sizeof(float)}; };
     return spec;
 }
-
-/// The spec, whose footprint adds what its buffers do not declare: the copy's destination, which
-/// the figures allocate while every buffer of the run is held.
-class Stencil1d final : public SpecWorkload {
-public:
-    Stencil1d() : SpecWorkload(spec()) {}
-
-    Footprint footprint(const RunRequest& request) const override
-    {
-        Footprint footprint = SpecWorkload::footprint(request);
-        const std::uint64_t copy_bytes = n(request.settings) * sizeof(float);
-        footprint.device_bytes += copy_bytes;
-        footprint.largest_buffer = std::max(footprint.largest_buffer, copy_bytes);
-        return footprint;
-    }
-};
 
 } // namespace
 } // namespace duet::stencil1d
 
-DUET_EXPORT_WORKLOAD(duet::stencil1d::Stencil1d)
+DUET_EXPORT_WORKLOAD_SPEC(duet::stencil1d::spec)

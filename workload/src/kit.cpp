@@ -302,6 +302,23 @@ double best_device_ms(Queue& queue, int repeats, const std::function<void()>& bo
     return best;
 }
 
+std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double kernel_bytes,
+                                                           const std::function<void()>& kernel, const RawBuffer& source,
+                                                           std::size_t copy_bytes)
+{
+    constexpr int repeats = 3;
+    const RawBuffer destination = queue.device().alloc_bytes(copy_bytes);
+    const double kernel_ms = best_device_ms(queue, repeats, kernel);
+    const double copy_ms =
+        best_device_ms(queue, repeats, [&] { queue.copy_bytes(destination, 0, source, 0, copy_bytes); });
+    const auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; };
+    const double kernel_gbps = gbps(kernel_bytes, kernel_ms);
+    const double copy_gbps = gbps(2.0 * static_cast<double>(copy_bytes), copy_ms);
+    return {{"kernel_best_gbps", kernel_gbps},
+            {"d2d_copy_gbps", copy_gbps},
+            {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
+}
+
 HostMemoryKind host_memory_kind(const std::string& name)
 {
     std::string known;
@@ -498,6 +515,11 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
         // Inputs: the drawn values and their host buffer; outputs: the host buffer, the result
         // and the reference's.
         footprint.host_bytes += (output ? 3 : 2) * bytes;
+    }
+    if (spec_.extra_device_bytes) {
+        const std::uint64_t extra = spec_.extra_device_bytes(request.settings);
+        footprint.device_bytes += extra;
+        footprint.largest_buffer = std::max(footprint.largest_buffer, extra);
     }
     return footprint;
 }

@@ -138,6 +138,9 @@ struct Spec {
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::function<Tolerance(const Settings& settings)> tolerance;
     Figures figures; ///< optional
+    /// Device memory the workload takes beyond its buffers (the figures' copy destination, a
+    /// reduction's scratch), counted in its footprint as one more allocation; optional.
+    std::function<std::uint64_t(const Settings& settings)> extra_device_bytes;
 };
 
 /// The runner: a Workload made of a Spec.
@@ -242,6 +245,15 @@ template <class Body> double host_ms(Body&& body)
 /// Device time of `body`'s work on `queue`, the best of `repeats` runs: for figures that should
 /// not carry one-time costs (first touch of pages, a cold cache), such as a reference copy rate.
 double best_device_ms(Queue& queue, int repeats, const std::function<void()>& body);
+
+/// A memory-bound kernel beside the device's own copy, both the best of three runs after the timed
+/// passes (so neither carries the first launch's one-time costs): `kernel` enqueues the kernel,
+/// which moves `kernel_bytes`; the copy takes `copy_bytes` of `source` to a buffer allocated here.
+/// kernel_best_gbps, d2d_copy_gbps (the copy's bytes read and written) and kernel_over_copy, the
+/// ratio of the two rates.
+std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double kernel_bytes,
+                                                           const std::function<void()>& kernel, const RawBuffer& source,
+                                                           std::size_t copy_bytes);
 
 /// The host memory kind named as duet::to_string names it ("pinned", "write_combined", ...);
 /// another name throws InvalidArgument listing the kinds.
