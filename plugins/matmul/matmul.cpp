@@ -17,15 +17,18 @@ namespace {
 struct KernelVariant {
     const char* variant;
     const char* entry;
-    std::size_t block_edge;
+    std::size_t block_edge; ///< a block is block_edge × block_edge threads
+    std::size_t tile_edge;  ///< and computes a tile_edge × tile_edge tile of C
 };
 
 // The naive kernel runs in 16 × 16 blocks, the tiled kernels' middle size, so that the tiles'
-// gain over it is measured at the same geometry.
-constexpr KernelVariant kernel_variants[] = {{"tiled16", "matmul_tiled16", 16},
-                                             {"tiled8", "matmul_tiled8", 8},
-                                             {"tiled32", "matmul_tiled32", 32},
-                                             {"naive", "matmul_naive", 16}};
+// gain over it is measured at the same geometry. blocked: 16 × 16 threads of 8 × 8 elements each
+// (MATMUL_BM, MATMUL_BN, MATMUL_TM and MATMUL_TN in matmul.cu and matmul.cl).
+constexpr KernelVariant kernel_variants[] = {{"tiled16", "matmul_tiled16", 16, 16},
+                                             {"tiled8", "matmul_tiled8", 8, 8},
+                                             {"tiled32", "matmul_tiled32", 32, 32},
+                                             {"blocked", "matmul_blocked", 16, 128},
+                                             {"naive", "matmul_naive", 16, 16}};
 
 std::string variant_list()
 {
@@ -40,7 +43,7 @@ std::string variant_list()
 
 const std::vector<std::string>& variants()
 {
-    static const std::vector<std::string> names{"tiled16", "tiled8", "tiled32", "naive", "blas"};
+    static const std::vector<std::string> names{"tiled16", "tiled8", "tiled32", "blocked", "naive", "blas"};
     return names;
 }
 
@@ -58,6 +61,7 @@ Launcher::Launcher(const Device& device, const std::string& variant)
     }
     kernel_ = device.build(kernels::matmul()).kernel(found->entry);
     block_edge_ = found->block_edge;
+    tile_edge_ = found->tile_edge;
     const std::size_t threads = block_edge_ * block_edge_;
     if (kernel_.max_block_size() < threads) {
         throw Unsupported(device.backend(), "matmul::Launcher", 0, "",
@@ -88,7 +92,8 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
         blas_->multiply(queue, a.raw(), b.raw(), c.raw(), shape);
         return;
     }
-    queue.launch(kernel_, Range::cover(2, {n, m, 1}, {block_edge_, block_edge_, 1}), a, b, c,
+    const auto tiles = [&](std::size_t size) { return (size + tile_edge_ - 1) / tile_edge_; };
+    queue.launch(kernel_, Range::grid_block(2, {tiles(n), tiles(m), 1}, {block_edge_, block_edge_, 1}), a, b, c,
                  static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k));
 }
 

@@ -68,3 +68,132 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 {
     matmul_tiled<32>(a, b, c, m, n, k);
 }
+
+// A block computes a MATMUL_BM × MATMUL_BN tile of C, each of its (BM/TM) × (BN/TN) threads a
+// TM × TN register tile: rows ty + i·(BM/TM), columns tx + j·(BN/TN), so that the threads of a
+// warp read neighbouring shared-memory words (no bank conflicts) and write neighbouring columns
+// of C. The block walks K in steps of MATMUL_BK through two shared buffers: while it multiplies
+// one step's tiles it holds the next step's loads in registers, then stores them into the other
+// buffer, one barrier a step. A's tile is stored transposed (padded by 4 floats a row, so that
+// the transposing stores hit 32 different banks) for contiguous reads of its columns. Loads past
+// an edge of A or B read zeros and stores past an edge of C are skipped: any M, N, K. The sizes
+// are compile-time defines, so that a tuner can rebuild the kernel with others (NVRTC on CUDA).
+#ifndef MATMUL_BM
+#define MATMUL_BM 128
+#endif
+#ifndef MATMUL_BN
+#define MATMUL_BN 128
+#endif
+#ifndef MATMUL_BK
+#define MATMUL_BK 8
+#endif
+#ifndef MATMUL_TM
+#define MATMUL_TM 8
+#endif
+#ifndef MATMUL_TN
+#define MATMUL_TN 8
+#endif
+#define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
+#define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
+#define MATMUL_THREADS (MATMUL_THREADS_X * MATMUL_THREADS_Y)
+#define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / MATMUL_THREADS)
+#define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / MATMUL_THREADS)
+#if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || (MATMUL_BM * MATMUL_BK) % MATMUL_THREADS ||                      \
+    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS
+#error "matmul_blocked: each thread loads a whole number of A's and B's elements a step"
+#endif
+
+extern "C" __global__ void __launch_bounds__(MATMUL_THREADS)
+    matmul_blocked(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned int m,
+                   unsigned int n, unsigned int k)
+{
+    __shared__ float a_tile[2][MATMUL_BK][MATMUL_BM + 4];
+    __shared__ float b_tile[2][MATMUL_BK][MATMUL_BN];
+    const unsigned int tx = threadIdx.x;
+    const unsigned int ty = threadIdx.y;
+    const unsigned int thread = ty * MATMUL_THREADS_X + tx;
+    const unsigned int row0 = blockIdx.y * MATMUL_BM;
+    const unsigned int col0 = blockIdx.x * MATMUL_BN;
+
+    float a_next[MATMUL_A_LOADS];
+    float b_next[MATMUL_B_LOADS];
+    // This thread's share of the step at `base`: A's elements row by row (BK consecutive floats of
+    // a row each), B's along its rows (BN consecutive floats): consecutive threads, consecutive words.
+    auto load = [&](unsigned int base) {
+#pragma unroll
+        for (unsigned int l = 0; l < MATMUL_A_LOADS; ++l) {
+            const unsigned int at = thread + l * MATMUL_THREADS;
+            const unsigned int row = row0 + at / MATMUL_BK;
+            const unsigned int col = base + at % MATMUL_BK;
+            a_next[l] = row < m && col < k ? a[row * k + col] : 0.0f;
+        }
+#pragma unroll
+        for (unsigned int l = 0; l < MATMUL_B_LOADS; ++l) {
+            const unsigned int at = thread + l * MATMUL_THREADS;
+            const unsigned int row = base + at / MATMUL_BN;
+            const unsigned int col = col0 + at % MATMUL_BN;
+            b_next[l] = row < k && col < n ? b[row * n + col] : 0.0f;
+        }
+    };
+    auto store = [&](unsigned int buffer) {
+#pragma unroll
+        for (unsigned int l = 0; l < MATMUL_A_LOADS; ++l) {
+            const unsigned int at = thread + l * MATMUL_THREADS;
+            a_tile[buffer][at % MATMUL_BK][at / MATMUL_BK] = a_next[l];
+        }
+#pragma unroll
+        for (unsigned int l = 0; l < MATMUL_B_LOADS; ++l) {
+            const unsigned int at = thread + l * MATMUL_THREADS;
+            b_tile[buffer][at / MATMUL_BN][at % MATMUL_BN] = b_next[l];
+        }
+    };
+
+    float sum[MATMUL_TM][MATMUL_TN] = {};
+    load(0);
+    store(0);
+    __syncthreads();
+    unsigned int buffer = 0;
+    for (unsigned int base = 0; base < k; base += MATMUL_BK) {
+        const bool more = base + MATMUL_BK < k;
+        if (more) {
+            load(base + MATMUL_BK); // in flight while this step multiplies
+        }
+#pragma unroll
+        for (unsigned int kk = 0; kk < MATMUL_BK; ++kk) {
+            float a_column[MATMUL_TM];
+            float b_row[MATMUL_TN];
+#pragma unroll
+            for (unsigned int i = 0; i < MATMUL_TM; ++i) {
+                a_column[i] = a_tile[buffer][kk][ty + i * MATMUL_THREADS_Y];
+            }
+#pragma unroll
+            for (unsigned int j = 0; j < MATMUL_TN; ++j) {
+                b_row[j] = b_tile[buffer][kk][tx + j * MATMUL_THREADS_X];
+            }
+#pragma unroll
+            for (unsigned int i = 0; i < MATMUL_TM; ++i) {
+#pragma unroll
+                for (unsigned int j = 0; j < MATMUL_TN; ++j) {
+                    sum[i][j] += a_column[i] * b_row[j];
+                }
+            }
+        }
+        if (more) {
+            // The other buffer was last read a step ago, before the barrier that ended that step.
+            store(buffer ^ 1u);
+            __syncthreads();
+            buffer ^= 1u;
+        }
+    }
+#pragma unroll
+    for (unsigned int i = 0; i < MATMUL_TM; ++i) {
+        const unsigned int row = row0 + ty + i * MATMUL_THREADS_Y;
+#pragma unroll
+        for (unsigned int j = 0; j < MATMUL_TN; ++j) {
+            const unsigned int col = col0 + tx + j * MATMUL_THREADS_X;
+            if (row < m && col < n) {
+                c[row * n + col] = sum[i][j];
+            }
+        }
+    }
+}

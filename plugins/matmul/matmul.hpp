@@ -1,6 +1,7 @@
-// matmul: C = A × B in float for any M, N, K, row-major. Duet's kernels (naive, and tiled through
-// shared memory with tiles of 8, 16 and 32), the vendor BLAS run on duet's own queues and buffers
-// (cuBLAS on CUDA, CLBlast on OpenCL), and the CPU reference they are all checked against.
+// matmul: C = A × B in float for any M, N, K, row-major. Duet's kernels (naive, tiled through
+// shared memory with tiles of 8, 16 and 32, and blocked: 8 × 8 register tiles per thread), the vendor BLAS run on
+// duet's own queues and buffers (cuBLAS on CUDA, CLBlast on OpenCL), and the CPU reference they are all checked
+// against.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +22,7 @@ struct Shape {
     std::size_t k = 0;
 };
 
-/// "tiled16" (the default), "tiled8", "tiled32", "naive", "blas".
+/// "tiled16" (the default), "tiled8", "tiled32", "blocked", "naive", "blas".
 const std::vector<std::string>& variants();
 
 class VendorBlas;
@@ -44,6 +45,7 @@ public:
 private:
     Kernel kernel_;
     std::size_t block_edge_ = 0; ///< a block is block_edge_ × block_edge_ threads
+    std::size_t tile_edge_ = 0;  ///< computing a tile_edge_ × tile_edge_ tile of C
     std::unique_ptr<VendorBlas> blas_;
 };
 

@@ -295,7 +295,8 @@ public:
     {
         return {"matmul",
                 "C = A x B in float, row-major, any M, N, K: naive and shared-memory tiled kernels (tiles of 8, 16, "
-                "32) against the vendor BLAS (cuBLAS, CLBlast) on duet's queues; `batch` independent products run "
+                "32), blocked (128 x 128 tiles of C a block, 8 x 8 a thread in registers, double-buffered) against "
+                "the vendor BLAS (cuBLAS, CLBlast) on duet's queues; `batch` independent products run "
                 "sequentially (ordinary memory, one queue), overlapped (pinned memory, one queue per product) or "
                 "fork-joined (pinned memory, one queue per product, forked from and joined onto one queue by events)",
                 variants(),
@@ -313,6 +314,7 @@ public:
                  {{"m", "33"}, {"n", "17"}, {"k", "65"}},
                  {{"m", "128"}, {"n", "96"}, {"k", "160"}},
                  {{"m", "512"}, {"n", "512"}, {"k", "512"}},
+                 {{"m", "257"}, {"n", "130"}, {"k", "19"}},
                  {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "sequential"}},
                  {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "3"}, {"schedule", "overlapped"}},
                  {{"m", "37"}, {"n", "41"}, {"k", "29"}, {"batch", "1"}, {"schedule", "forkjoin"}},
