@@ -17,18 +17,16 @@ namespace {
 struct KernelVariant {
     const char* variant;
     const char* entry;
-    std::size_t block_edge; ///< a block is block_edge × block_edge threads
-    std::size_t tile_edge;  ///< and computes a tile_edge × tile_edge tile of C
+    std::size_t block_edge; ///< a block is block_edge × block_edge threads, one element of C each
 };
 
 // The naive kernel runs in 16 × 16 blocks, the tiled kernels' middle size, so that the tiles'
-// gain over it is measured at the same geometry. blocked: 16 × 16 threads of 8 × 8 elements each
-// (MATMUL_BM, MATMUL_BN, MATMUL_TM and MATMUL_TN in matmul.cu and matmul.cl).
-constexpr KernelVariant kernel_variants[] = {{"tiled16", "matmul_tiled16", 16, 16},
-                                             {"tiled8", "matmul_tiled8", 8, 8},
-                                             {"tiled32", "matmul_tiled32", 32, 32},
-                                             {"blocked", "matmul_blocked", 16, 128},
-                                             {"naive", "matmul_naive", 16, 16}};
+// gain over it is measured at the same geometry. The blocked kernel's geometry is its tiles'.
+constexpr KernelVariant kernel_variants[] = {{"tiled16", "matmul_tiled16", 16},
+                                             {"tiled8", "matmul_tiled8", 8},
+                                             {"tiled32", "matmul_tiled32", 32},
+                                             {"blocked", "matmul_blocked", 0},
+                                             {"naive", "matmul_naive", 16}};
 
 std::string variant_list()
 {
@@ -47,7 +45,34 @@ const std::vector<std::string>& variants()
     return names;
 }
 
-Launcher::Launcher(const Device& device, const std::string& variant)
+std::string BlockedTiles::name() const
+{
+    return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + "/" + std::to_string(tm) + "x" +
+           std::to_string(tn);
+}
+
+std::optional<std::string> BlockedTiles::invalid_reason() const
+{
+    if (bm == 0 || bn == 0 || bk == 0 || tm == 0 || tn == 0 || bm % tm != 0 || bn % tn != 0) {
+        return "tiles " + name() + ": every size above 0, and tm dividing bm, tn dividing bn";
+    }
+    if ((bm * bk) % threads() != 0 || (bk * bn) % threads() != 0) {
+        return "tiles " + name() + ": a step's " + std::to_string(bm * bk) + " elements of A and " +
+               std::to_string(bk * bn) + " of B must share out evenly over the " + std::to_string(threads()) +
+               " threads";
+    }
+    return std::nullopt;
+}
+
+const std::vector<BlockedTiles>& blocked_candidates()
+{
+    static const std::vector<BlockedTiles> candidates{{128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 8, 8, 4},
+                                                      {64, 128, 8, 4, 8},  {64, 64, 8, 4, 4},    {64, 64, 16, 4, 4},
+                                                      {128, 64, 16, 8, 8}, {64, 128, 16, 8, 8}};
+    return candidates;
+}
+
+Launcher::Launcher(const Device& device, const std::string& variant, const BlockedTiles& tiles)
 {
     if (variant == "blas") {
         blas_ = std::make_unique<VendorBlas>(device);
@@ -59,10 +84,27 @@ Launcher::Launcher(const Device& device, const std::string& variant)
         throw NotFound(device.backend(), "matmul::Launcher", 0, "",
                        "matmul has no variant '" + variant + "'; it has " + variant_list());
     }
-    kernel_ = device.build(kernels::matmul()).kernel(found->entry);
-    block_edge_ = found->block_edge;
-    tile_edge_ = found->tile_edge;
-    const std::size_t threads = block_edge_ * block_edge_;
+    if (found->block_edge > 0) {
+        kernel_ = device.build(kernels::matmul()).kernel(found->entry);
+        block_ = {found->block_edge, found->block_edge, 1};
+        tile_ = block_;
+    } else {
+        if (const auto reason = tiles.invalid_reason()) {
+            throw InvalidArgument(device.backend(), "matmul::Launcher", 0, "", *reason);
+        }
+        BuildOptions options;
+        if (!(tiles == BlockedTiles{})) {
+            options.defines = {{"MATMUL_BM", std::to_string(tiles.bm)},
+                               {"MATMUL_BN", std::to_string(tiles.bn)},
+                               {"MATMUL_BK", std::to_string(tiles.bk)},
+                               {"MATMUL_TM", std::to_string(tiles.tm)},
+                               {"MATMUL_TN", std::to_string(tiles.tn)}};
+        }
+        kernel_ = device.build(kernels::matmul(), options).kernel(found->entry);
+        block_ = {tiles.bn / tiles.tn, tiles.bm / tiles.tm, 1};
+        tile_ = {tiles.bn, tiles.bm, 1};
+    }
+    const std::size_t threads = block_.x * block_.y;
     if (kernel_.max_block_size() < threads) {
         throw Unsupported(device.backend(), "matmul::Launcher", 0, "",
                           variant + " runs in blocks of " + std::to_string(threads) + " threads; " + device.selector() +
@@ -92,8 +134,8 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
         blas_->multiply(queue, a.raw(), b.raw(), c.raw(), shape);
         return;
     }
-    const auto tiles = [&](std::size_t size) { return (size + tile_edge_ - 1) / tile_edge_; };
-    queue.launch(kernel_, Range::grid_block(2, {tiles(n), tiles(m), 1}, {block_edge_, block_edge_, 1}), a, b, c,
+    const auto tiles = [](std::size_t size, std::size_t tile) { return (size + tile - 1) / tile; };
+    queue.launch(kernel_, Range::grid_block(2, {tiles(n, tile_.x), tiles(m, tile_.y), 1}, block_), a, b, c,
                  static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k));
 }
 

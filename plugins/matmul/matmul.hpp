@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,12 +28,37 @@ const std::vector<std::string>& variants();
 
 class VendorBlas;
 
+/// The blocked kernel's tile sizes (MATMUL_BM, MATMUL_BN, MATMUL_BK, MATMUL_TM and MATMUL_TN in
+/// matmul.cu and matmul.cl): a block computes bm × bn of C in steps of bk along K, each of its
+/// (bm / tm) × (bn / tn) threads tm × tn of it. The defaults are the kernels' own.
+struct BlockedTiles {
+    std::size_t bm = 128;
+    std::size_t bn = 128;
+    std::size_t bk = 8;
+    std::size_t tm = 8;
+    std::size_t tn = 8;
+
+    std::size_t threads() const { return (bm / tm) * (bn / tn); }
+    /// "128x128x8/8x8"
+    std::string name() const;
+    /// Why the kernel cannot be built with these sizes (a tile that does not divide, a step whose
+    /// loads do not share out evenly over the threads); nullopt where it can.
+    std::optional<std::string> invalid_reason() const;
+    bool operator==(const BlockedTiles&) const = default;
+};
+
+/// The sizes a tuner tries: 256 threads or fewer a block (NVIDIA's OpenCL caps many kernels at
+/// 256 work-items), 4 × 4 to 8 × 8 registers a thread, steps of 8 or 16.
+const std::vector<BlockedTiles>& blocked_candidates();
+
 /// Builds the kernels (or opens the vendor BLAS) once per device and variant; runs are then cheap.
 class Launcher {
 public:
     /// NotFound for an unknown variant; Unsupported where the device cannot run it (a tile above
-    /// the kernel's block limit, a BLAS library this build lacks).
-    Launcher(const Device& device, const std::string& variant);
+    /// the kernel's block limit, a BLAS library this build lacks). `tiles` applies to the blocked
+    /// variant (other sizes than the defaults build the kernel with those defines: through NVRTC
+    /// on CUDA); InvalidArgument for sizes the kernel cannot take.
+    Launcher(const Device& device, const std::string& variant, const BlockedTiles& tiles = {});
     ~Launcher();
     Launcher(const Launcher&) = delete;
     Launcher& operator=(const Launcher&) = delete;
@@ -44,8 +70,9 @@ public:
 
 private:
     Kernel kernel_;
-    std::size_t block_edge_ = 0; ///< a block is block_edge_ × block_edge_ threads
-    std::size_t tile_edge_ = 0;  ///< computing a tile_edge_ × tile_edge_ tile of C
+    Dim3 block_; ///< threads a block, x along the columns of C
+    Dim3 tile_;  ///< the tile of C a block computes: columns, rows
+
     std::unique_ptr<VendorBlas> blas_;
 };
 

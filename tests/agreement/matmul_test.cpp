@@ -96,6 +96,72 @@ INSTANTIATE_TEST_SUITE_P(Devices, MatmulLauncher,
                                             ::testing::ValuesIn(matmul::variants())),
                          variant_case_name);
 
+using TilesCase = std::tuple<DeviceParam, matmul::BlockedTiles>;
+
+class MatmulBlockedTiles : public ::testing::TestWithParam<TilesCase> {};
+
+// Every size a tuner may pick computes C, and nothing past it, with edges ragged in every
+// dimension and more than one tile each way.
+TEST_P(MatmulBlockedTiles, EveryCandidateAgreesAndWritesNothingPastC)
+{
+    const auto& [param, tiles] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    const Device& device = *param.device;
+    std::unique_ptr<matmul::Launcher> run;
+    try {
+        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
+    } catch (const Unsupported& error) {
+        GTEST_SKIP() << error.what();
+    }
+    const matmul::Shape shape{tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3};
+    const std::size_t spare = 29;
+    const auto a = random_floats(shape.m * shape.k, test_seed());
+    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
+    Queue queue = device.create_queue();
+    Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
+    queue.fill(c, poison());
+    run->run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
+    const std::vector<float> got = download(queue, c);
+
+    std::vector<double> want(shape.m * shape.n);
+    matmul::reference(a, b, want, shape);
+    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
+              matmul::tolerance(shape))
+        << tiles.name() << ": " << matmul::tolerance_reason(false);
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
+        << tiles.name() << " wrote past C";
+}
+
+std::string tiles_case_name(const ::testing::TestParamInfo<TilesCase>& info)
+{
+    const matmul::BlockedTiles& tiles = std::get<1>(info.param);
+    return std::get<0>(info.param).name + "_" +
+           sanitize(std::to_string(tiles.bm) + "_" + std::to_string(tiles.bn) + "_" + std::to_string(tiles.bk) + "_" +
+                    std::to_string(tiles.tm) + "_" + std::to_string(tiles.tn));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, MatmulBlockedTiles,
+                         ::testing::Combine(::testing::ValuesIn(device_params()),
+                                            ::testing::ValuesIn(matmul::blocked_candidates())),
+                         tiles_case_name);
+
+TEST(MatmulBlockedTilesRule, SizesTheKernelCannotTakeAreRefusedNamingTheRule)
+{
+    const auto devices = all_devices();
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    // 7 does not divide 128; 128 × 8 elements of A do not share out over 48 × 16 threads.
+    for (const matmul::BlockedTiles& tiles :
+         {matmul::BlockedTiles{128, 128, 8, 7, 8}, matmul::BlockedTiles{96, 128, 8, 2, 8}}) {
+        auto error = expect_error<InvalidArgument>([&] { matmul::Launcher(devices.front(), "blocked", tiles); });
+        if (error) {
+            DUET_EXPECT_MENTIONS(*error, tiles.name());
+        }
+    }
+}
+
 TEST(MatmulLauncherVariants, AnUnknownVariantIsNotFoundListingTheOthers)
 {
     const auto devices = all_devices();
