@@ -158,6 +158,14 @@ void Launcher::run(Queue& queue, Path path, Pattern pattern, const Buffer<float>
     if (const auto refused = refusal(path, input_floats)) {
         throw Unsupported(backend_, call, 0, "", *refused);
     }
+    // The kernel takes the whole buffer as its __constant argument, not only the part it reads.
+    if (path == Path::constant && std::uint64_t{in.size()} * sizeof(float) > constant_limit_) {
+        throw Unsupported(backend_, call, 0, "",
+                          "the input buffer's " + std::to_string(std::uint64_t{in.size()} * sizeof(float)) +
+                              " bytes, all bound as the __constant argument, exceed this device's " +
+                              std::to_string(constant_limit_) +
+                              " bytes of constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
+    }
     const auto n32 = static_cast<std::uint32_t>(n);
     const auto stride32 = static_cast<std::uint32_t>(stride);
     if (pattern == Pattern::strided) {

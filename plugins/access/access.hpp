@@ -55,9 +55,10 @@ public:
     void set_cache_preference(Path path, Pattern pattern, CachePreference preference) const;
 
     /// Enqueues out[i] = in[row × stride] for i < n, where row is i (strided) or index[i] (random:
-    /// `index` holds n rows, each below n; the strided kernels never read it). Returns without
-    /// waiting. Sizes that break the buffers or the kernels' limits, and a path this device
-    /// refuses, throw before anything is enqueued.
+    /// `index` holds n rows, each below n: a precondition, not checked, since that would read the
+    /// index back; the strided kernels never read it). Returns without waiting. Sizes that break
+    /// the buffers or the kernels' limits, and a path this device refuses (the constant path binds
+    /// the whole input buffer), throw before anything is enqueued.
     void run(Queue& queue, Path path, Pattern pattern, const Buffer<float>& in, const Buffer<std::uint32_t>& index,
              const Buffer<float>& out, std::size_t n, std::size_t stride, std::size_t block = 256) const;
 

@@ -75,7 +75,10 @@ template <class T> std::optional<std::string> Solver<T>::refusal(const Device& d
     if (std::ranges::find(names, std::string("jacobi_update_") + type_name<T>()) == names.end()) {
         return "this OpenCL device has no cl_khr_fp64: jacobi.cl builds no double kernels";
     }
-    return reduce::Reduction<T>::refusal(device, reduce::Variant::tree);
+    if (auto reason = reduce::Reduction<T>::refusal(device, reduce::Variant::tree)) {
+        return "jacobi's convergence check: " + *reason;
+    }
+    return std::nullopt;
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 // per check) or as the seed does it (the whole delta vector read and folded on the host).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -61,7 +62,8 @@ template <class T> std::vector<T> transpose(std::span<const T> a, std::size_t n)
 /// When the iteration stops, the same rule on the device and on the CPU: max |x_{k+1} - x_k| <= eps
 /// (converged), or no smaller than the iteration before's (stalled: in exact arithmetic it at
 /// least halves each step, so rounding, of about sqrt(n) ulps per step, is what moves x now), or
-/// max_iterations reached, which the caller reports as a failure.
+/// max_iterations reached or a delta that is not finite (reduce's max ignores NaN, so a vector
+/// of NaN reads -inf), which the caller reports as a failure.
 struct Convergence {
     std::size_t iterations = 0;
     double last_delta = 0; ///< max |x_{k+1} - x_k| of the last iteration
@@ -74,6 +76,10 @@ struct Convergence {
         const bool no_progress = iterations > 0 && delta >= last_delta;
         ++iterations;
         last_delta = delta;
+        if (!std::isfinite(delta)) {
+            converged = stalled = false;
+            return true;
+        }
         converged = delta <= eps;
         stalled = !converged && no_progress;
         return converged || stalled || iterations >= max_iterations;

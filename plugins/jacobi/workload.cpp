@@ -92,6 +92,9 @@ template <class T> Measurement run_typed(const RunRequest& request, const Parame
         return timer.sample();
     });
     result.set_medians();
+    if (!std::isfinite(convergence.last_delta)) {
+        throw Error(device.backend(), "jacobi", 0, "", "diverged: " + describe(convergence) + " is not finite");
+    }
     if (!convergence.converged && !convergence.stalled) {
         std::ostringstream eps;
         eps << p.eps;

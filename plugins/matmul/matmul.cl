@@ -83,11 +83,11 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 // neighbouring work-items read neighbouring local-memory words (no bank conflicts) and write
 // neighbouring columns of C. The group walks K in steps of MATMUL_BK through two local buffers:
 // while it multiplies one step's tiles it holds the next step's loads in registers, then stores
-// them into the other buffer, one barrier a step. A's tile is stored transposed (padded by 4
-// floats a row, so that the transposing stores hit different banks) for contiguous reads of its
-// columns. Loads past an edge of A or B read zeros and stores past an edge of C are skipped: any
-// M, N, K. The sizes are build-time defines, the same as matmul.cu's, so that a tuner can rebuild
-// the kernel with others.
+// them into the other buffer, one barrier a step. A's tile is stored transposed, its rows padded
+// by 32 / BK floats so that the transposing stores of a sub-group of 32 hit 32 different banks,
+// for contiguous reads of its columns. Loads past an edge of A or B read zeros and stores past an edge of C are
+// skipped: any M, N, K. The sizes are build-time defines, the same as matmul.cu's, so that a tuner can rebuild the
+// kernel with others.
 #ifndef MATMUL_BM
 #define MATMUL_BM 128
 #endif
@@ -103,14 +103,15 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
+#define MATMUL_A_PAD (32 / MATMUL_BK)
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
 #define MATMUL_THREADS (MATMUL_THREADS_X * MATMUL_THREADS_Y)
 #define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / MATMUL_THREADS)
 #define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / MATMUL_THREADS)
 #if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || (MATMUL_BM * MATMUL_BK) % MATMUL_THREADS ||                      \
-    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS
-#error "matmul_blocked: each work-item loads a whole number of A's and B's elements a step"
+    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS || 32 % MATMUL_BK
+#error "matmul_blocked: each work-item loads a whole number of A's and B's elements a step, and BK divides 32"
 #endif
 
 // This work-item's share of the step at `base`: A's elements row by row (BK consecutive floats of
@@ -119,12 +120,14 @@ void matmul_blocked_load(__global const float* restrict a, __global const float*
                          float* b_next, const uint thread, const uint row0, const uint col0, const uint base,
                          const uint m, const uint n, const uint k)
 {
+#pragma unroll
     for (uint l = 0; l < MATMUL_A_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
         const uint row = row0 + at / MATMUL_BK;
         const uint col = base + at % MATMUL_BK;
         a_next[l] = row < m && col < k ? a[row * k + col] : 0.0f;
     }
+#pragma unroll
     for (uint l = 0; l < MATMUL_B_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
         const uint row = base + at / MATMUL_BN;
@@ -133,13 +136,15 @@ void matmul_blocked_load(__global const float* restrict a, __global const float*
     }
 }
 
-void matmul_blocked_store(__local float (*a_tile)[MATMUL_BM + 4], __local float (*b_tile)[MATMUL_BN],
+void matmul_blocked_store(__local float (*a_tile)[MATMUL_BM + MATMUL_A_PAD], __local float (*b_tile)[MATMUL_BN],
                           const float* a_next, const float* b_next, const uint thread)
 {
+#pragma unroll
     for (uint l = 0; l < MATMUL_A_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
         a_tile[at % MATMUL_BK][at / MATMUL_BK] = a_next[l];
     }
+#pragma unroll
     for (uint l = 0; l < MATMUL_B_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
         b_tile[at / MATMUL_BN][at % MATMUL_BN] = b_next[l];
@@ -150,7 +155,7 @@ __kernel __attribute__((reqd_work_group_size(MATMUL_THREADS_X, MATMUL_THREADS_Y,
 matmul_blocked(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
                const uint m, const uint n, const uint k)
 {
-    __local float a_tile[2][MATMUL_BK][MATMUL_BM + 4];
+    __local float a_tile[2][MATMUL_BK][MATMUL_BM + MATMUL_A_PAD];
     __local float b_tile[2][MATMUL_BK][MATMUL_BN];
     const uint tx = get_local_id(0);
     const uint ty = get_local_id(1);
@@ -161,7 +166,9 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     float a_next[MATMUL_A_LOADS];
     float b_next[MATMUL_B_LOADS];
     float sum[MATMUL_TM][MATMUL_TN];
+#pragma unroll
     for (uint i = 0; i < MATMUL_TM; ++i) {
+#pragma unroll
         for (uint j = 0; j < MATMUL_TN; ++j) {
             sum[i][j] = 0.0f;
         }
@@ -175,16 +182,21 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
         if (more) {
             matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, base + MATMUL_BK, m, n, k);
         }
+#pragma unroll
         for (uint kk = 0; kk < MATMUL_BK; ++kk) {
             float a_column[MATMUL_TM];
             float b_row[MATMUL_TN];
+#pragma unroll
             for (uint i = 0; i < MATMUL_TM; ++i) {
                 a_column[i] = a_tile[buffer][kk][ty + i * MATMUL_THREADS_Y];
             }
+#pragma unroll
             for (uint j = 0; j < MATMUL_TN; ++j) {
                 b_row[j] = b_tile[buffer][kk][tx + j * MATMUL_THREADS_X];
             }
+#pragma unroll
             for (uint i = 0; i < MATMUL_TM; ++i) {
+#pragma unroll
                 for (uint j = 0; j < MATMUL_TN; ++j) {
                     sum[i][j] += a_column[i] * b_row[j];
                 }
@@ -197,8 +209,10 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
             buffer ^= 1u;
         }
     }
+#pragma unroll
     for (uint i = 0; i < MATMUL_TM; ++i) {
         const uint row = row0 + ty + i * MATMUL_THREADS_Y;
+#pragma unroll
         for (uint j = 0; j < MATMUL_TN; ++j) {
             const uint col = col0 + tx + j * MATMUL_THREADS_X;
             if (row < m && col < n) {

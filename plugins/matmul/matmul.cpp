@@ -56,6 +56,9 @@ std::optional<std::string> BlockedTiles::invalid_reason() const
     if (bm == 0 || bn == 0 || bk == 0 || tm == 0 || tn == 0 || bm % tm != 0 || bn % tn != 0) {
         return "tiles " + name() + ": every size above 0, and tm dividing bm, tn dividing bn";
     }
+    if (32 % bk != 0) {
+        return "tiles " + name() + ": bk must divide 32 (A's tile rows are padded by 32 / bk floats)";
+    }
     if ((bm * bk) % threads() != 0 || (bk * bn) % threads() != 0) {
         return "tiles " + name() + ": a step's " + std::to_string(bm * bk) + " elements of A and " +
                std::to_string(bk * bn) + " of B must share out evenly over the " + std::to_string(threads()) +

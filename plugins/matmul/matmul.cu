@@ -74,10 +74,11 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 // warp read neighbouring shared-memory words (no bank conflicts) and write neighbouring columns
 // of C. The block walks K in steps of MATMUL_BK through two shared buffers: while it multiplies
 // one step's tiles it holds the next step's loads in registers, then stores them into the other
-// buffer, one barrier a step. A's tile is stored transposed (padded by 4 floats a row, so that
-// the transposing stores hit 32 different banks) for contiguous reads of its columns. Loads past
-// an edge of A or B read zeros and stores past an edge of C are skipped: any M, N, K. The sizes
-// are compile-time defines, so that a tuner can rebuild the kernel with others (NVRTC on CUDA).
+// buffer, one barrier a step. A's tile is stored transposed, its rows padded by 32 / BK floats so
+// that a warp's transposing stores hit 32 different banks, for contiguous reads of its columns.
+// Loads past an edge of A or B read zeros and stores past an edge of C are skipped: any M, N, K.
+// The sizes are compile-time defines, so that a tuner can rebuild the kernel with others (NVRTC
+// on CUDA).
 #ifndef MATMUL_BM
 #define MATMUL_BM 128
 #endif
@@ -93,21 +94,22 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
+#define MATMUL_A_PAD (32 / MATMUL_BK)
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
 #define MATMUL_THREADS (MATMUL_THREADS_X * MATMUL_THREADS_Y)
 #define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / MATMUL_THREADS)
 #define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / MATMUL_THREADS)
 #if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || (MATMUL_BM * MATMUL_BK) % MATMUL_THREADS ||                      \
-    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS
-#error "matmul_blocked: each thread loads a whole number of A's and B's elements a step"
+    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS || 32 % MATMUL_BK
+#error "matmul_blocked: each thread loads a whole number of A's and B's elements a step, and BK divides 32"
 #endif
 
 extern "C" __global__ void __launch_bounds__(MATMUL_THREADS)
     matmul_blocked(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned int m,
                    unsigned int n, unsigned int k)
 {
-    __shared__ float a_tile[2][MATMUL_BK][MATMUL_BM + 4];
+    __shared__ float a_tile[2][MATMUL_BK][MATMUL_BM + MATMUL_A_PAD];
     __shared__ float b_tile[2][MATMUL_BK][MATMUL_BN];
     const unsigned int tx = threadIdx.x;
     const unsigned int ty = threadIdx.y;

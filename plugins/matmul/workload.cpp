@@ -178,6 +178,12 @@ double overlapped_ms(const Launcher& launcher, std::vector<Queue>& queues, const
 double forkjoin_ms(const Launcher& launcher, Queue& main, std::vector<Queue>& workers, const Batch& batch,
                    const PinnedBatch& pinned)
 {
+    // A and B poisoned on the main queue just before the fork, and not waited for: a worker that
+    // did not wait on the fork could copy its inputs in before the poison lands and multiply NaN.
+    for (std::size_t p = 0; p < workers.size(); ++p) {
+        main.fill(batch.da[p], workload::poison());
+        main.fill(batch.db[p], workload::poison());
+    }
     Event fork, end;
     const double host_ms = workload::host_ms([&] {
         fork = main.record();

@@ -19,6 +19,7 @@ enum class Variant {
     warp    ///< each warp (sub-group) folds with shuffles; passes over the blocks' results
 };
 
+/// max follows fmax, which ignores NaN: the max of NaNs alone is the identity, -inf.
 enum class Operation { sum, max };
 
 /// "atomic", "tree", "warp"; another name throws InvalidArgument listing them.

@@ -63,20 +63,25 @@ TEST_P(AccessPaths, TheConstantPathReadsItsLimitAndRefusesOneFloatMore)
     }
     const std::size_t n = launcher.constant_limit() / sizeof(float);
     const std::vector<float> input = random_floats(n + 1, test_seed());
-    Buffer<float> in = make_buffer(device(), queue(), input);
+    // A buffer of exactly the limit (the kernel binds the whole buffer), and one a float larger.
+    Buffer<float> at_limit = make_buffer(device(), queue(), std::vector<float>(input.begin(), input.end() - 1));
+    Buffer<float> over_limit = make_buffer(device(), queue(), input);
     Buffer<std::uint32_t> index = device().alloc<std::uint32_t>(1);
     Buffer<float> out = device().alloc<float>(n + 1);
     queue().fill(out, poison());
-    launcher.run(queue(), access::Path::constant, access::Pattern::strided, in, index, out, n, 1);
+    launcher.run(queue(), access::Path::constant, access::Pattern::strided, at_limit, index, out, n, 1);
     std::vector<float> want(input.begin(), input.end() - 1);
     want.push_back(poison());
     EXPECT_TRUE(bitwise_equal(want, download(queue(), out))) << "the input at the limit, read through __constant";
 
     queue().fill(out, poison());
-    const auto error = expect_error<Unsupported>(
-        [&] { launcher.run(queue(), access::Path::constant, access::Pattern::strided, in, index, out, n + 1, 1); });
-    if (error) {
-        DUET_EXPECT_MENTIONS(*error, dec(launcher.constant_limit()) + " bytes of constant memory");
+    for (const std::size_t read : {n, n + 1}) {
+        const auto error = expect_error<Unsupported>([&] {
+            launcher.run(queue(), access::Path::constant, access::Pattern::strided, over_limit, index, out, read, 1);
+        });
+        if (error) {
+            DUET_EXPECT_MENTIONS(*error, dec(launcher.constant_limit()) + " bytes of constant memory");
+        }
     }
     EXPECT_TRUE(bitwise_equal(std::vector<float>(n + 1, poison()), download(queue(), out))) << "a refused run wrote";
 }

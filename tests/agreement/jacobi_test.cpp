@@ -2,6 +2,8 @@
 // seed's whole delta vector on the host) decides only when to stop, never what is computed; and
 // an iteration cap is reported as such, not as convergence.
 
+#include <limits>
+
 #include "duet_test.hpp"
 #include "jacobi.hpp"
 
@@ -48,6 +50,19 @@ TEST_P(JacobiSolver, AnIterationCapIsNotConvergence)
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(JacobiSolver);
+
+// NaN deltas read -inf through reduce's max (fmax ignores NaN), and NaN on the host: neither is convergence.
+TEST(JacobiConvergence, ANonFiniteDeltaStopsWithoutConverging)
+{
+    for (const double delta : {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+                               std::numeric_limits<double>::infinity()}) {
+        jacobi::Convergence convergence;
+        EXPECT_FALSE(convergence.record(1.0, 1e-6, 100));
+        EXPECT_TRUE(convergence.record(delta, 1e-6, 100)) << delta;
+        EXPECT_FALSE(convergence.converged) << delta;
+        EXPECT_FALSE(convergence.stalled) << delta;
+    }
+}
 
 } // namespace
 } // namespace duet::test

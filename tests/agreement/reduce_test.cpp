@@ -94,6 +94,33 @@ TEST_P(ReduceLauncher, ReusedForASmallerNAndTouchesOnlyTheResult)
     }
 }
 
+// Both of the atomic max's branches (integer max for non-negative floats, unsigned min for
+// negative ones) and zeros of either sign, on every variant.
+TEST_P(ReduceLauncher, FloatMaxOfEverySign)
+{
+    const auto& [param, variant] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    const Device& device = *param.device;
+    REQUIRE_VARIANT(float, device, variant.variant);
+    Queue queue = device.create_queue();
+    const std::size_t n = 100003;
+    const std::vector<float> mixed = random_floats(n, test_seed());
+    std::vector<float> positive = mixed;
+    std::vector<float> negative_and_zero = mixed;
+    for (std::size_t i = 0; i < n; ++i) {
+        positive[i] = std::fabs(mixed[i]);
+        negative_and_zero[i] = -std::fabs(mixed[i]);
+    }
+    negative_and_zero[n / 3] = -0.0f;
+    negative_and_zero[2 * n / 3] = 0.0f;
+    const reduce::Reduction<float> reduction(device, variant.variant, reduce::Operation::max, n);
+    const Buffer<float> result = device.alloc<float>(1);
+    for (const std::vector<float>& input : {mixed, positive, negative_and_zero}) {
+        reduction.enqueue(queue, make_buffer(device, queue, input), n, result);
+        EXPECT_EQ(download(queue, result)[0], reduce::reference<float>(reduce::Operation::max, input));
+    }
+}
+
 std::string case_name(const ::testing::TestParamInfo<ReduceCase>& info)
 {
     return std::get<0>(info.param).name + "_" + std::get<1>(info.param).name;
