@@ -109,7 +109,8 @@ json::Value listing_json(const KernelCacheListing& listing)
                                      {"backend", file.backend},
                                      {"device", file.device},
                                      {"format", file.format},
-                                     {"kernels", json::Array(file.kernels.begin(), file.kernels.end())}});
+                                     {"kernels", json::Array(file.kernels.begin(), file.kernels.end())},
+                                     {"tuning", file.tuning}});
     }
     return json::Object{{"schema", "duet.cache/2"},
                         {"directory", listing.status.directory.string()},
@@ -143,13 +144,13 @@ int list(const Arguments& arguments)
                  {"backend"},
                  {"device"},
                  {"format"},
-                 {"kernels"}});
+                 {"kernels, or the tuner's choice"}});
     for (const auto& file : listing.files) {
         std::vector<std::string> cells{file.path.filename().string(), format::bytes(file.bytes),
                                        local_time(file.modified)};
         if (file.valid()) {
-            cells.insert(cells.end(),
-                         {"ok", file.backend, truncate(file.device, 36), file.format, joined(file.kernels)});
+            cells.insert(cells.end(), {"ok", file.backend, truncate(file.device, 36), file.format,
+                                       file.tuning.empty() ? joined(file.kernels) : file.tuning});
             table.add_row(std::move(cells));
         } else if (file.kind == Kind::entry) {
             cells.push_back("INVALID");

@@ -9,6 +9,8 @@
 
 #include "state.hpp"
 
+#include <duet/device.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -410,6 +412,8 @@ void describe(KernelCacheFile& file, std::string_view key)
             file.device = value;
         } else if (field == "format") {
             file.format = value;
+        } else if (field == "tuned") {
+            file.tuning = value;
         }
     }
 }
@@ -579,6 +583,9 @@ KernelCacheListing list_kernel_cache()
                 const Verified entry = verify(content);
                 file.problem = entry.problem;
                 describe(file, entry.key);
+                if (!file.tuning.empty()) {
+                    file.tuning += ": " + std::string(entry.binary);
+                }
                 if (file.problem.empty() && entry_name(entry.key) != name) {
                     file.problem = "named for another key (renamed or copied from another entry)";
                 }
@@ -650,6 +657,33 @@ std::vector<std::string> declared_kernels(std::string_view source)
         }
     }
     return names;
+}
+
+namespace {
+
+/// A tuning record's key: the fields a program's key names the device by, then what was tuned
+/// and the source it was measured on.
+std::string tuning_key(const Device& device, std::string_view tuned, std::string_view source)
+{
+    const DeviceProperties& p = device.properties();
+    return "duet tuning 1\nbackend " + device.backend() + "\nplatform " + p.platform + "\ndevice " + p.name +
+           "\nvendor " + p.vendor + "\ndriver " + p.driver_version + "\napi " + p.api_version +
+           "\nformat tuning\ntuned " + std::string(tuned) + "\nsource\n" + std::string(source);
+}
+
+} // namespace
+
+std::optional<std::string> load_tuning(const Device& device, std::string_view tuned, std::string_view source)
+{
+    const auto directory = detail::CacheDirectory::open();
+    return directory ? directory->load(tuning_key(device, tuned, source)) : std::nullopt;
+}
+
+void store_tuning(const Device& device, std::string_view tuned, std::string_view source, std::string_view choice)
+{
+    if (const auto directory = detail::CacheDirectory::open()) {
+        directory->store(tuning_key(device, tuned, source), choice);
+    }
 }
 
 namespace detail {

@@ -6,8 +6,11 @@
 #include "vendor_blas.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include <duet_kernels/matmul.hpp>
 
@@ -73,6 +76,105 @@ const std::vector<BlockedTiles>& blocked_candidates()
                                                       {64, 128, 8, 4, 8},  {64, 64, 8, 4, 4},    {64, 64, 16, 4, 4},
                                                       {128, 64, 16, 8, 8}, {64, 128, 16, 8, 8}};
     return candidates;
+}
+
+std::optional<BlockedTiles> parse_tiles(std::string_view name)
+{
+    for (const auto& candidate : blocked_candidates()) {
+        if (candidate.name() == name) {
+            return candidate;
+        }
+    }
+    BlockedTiles tiles;
+    std::size_t* fields[] = {&tiles.bm, &tiles.bn, &tiles.bk, &tiles.tm, &tiles.tn};
+    const char separators[] = {'x', 'x', '/', 'x', '\0'};
+    const char* at = name.data();
+    const char* end = name.data() + name.size();
+    for (std::size_t f = 0; f < 5; ++f) {
+        const auto [next, error] = std::from_chars(at, end, *fields[f]);
+        if (error != std::errc() || (separators[f] != '\0' ? next == end || *next != separators[f] : next != end)) {
+            return std::nullopt;
+        }
+        at = separators[f] != '\0' ? next + 1 : next;
+    }
+    return tiles;
+}
+
+std::size_t tuning_size(const Device& device)
+{
+    return device.properties().type == DeviceType::gpu ? 2048 : 256;
+}
+
+namespace {
+
+/// The search tuned_tiles() describes, or the choice a cache holds for this device and source.
+BlockedTiles search_tiles(const Device& device)
+{
+    constexpr std::string_view tuned = "matmul_blocked tiles";
+    std::string sources;
+    for (const auto& image : kernels::matmul().images) {
+        if (image.format == ProgramFormat::opencl_c || image.format == ProgramFormat::cuda_c) {
+            sources += image.data;
+        }
+    }
+    if (const auto kept = load_tuning(device, tuned, sources)) {
+        if (const auto tiles = parse_tiles(*kept); tiles && !tiles->invalid_reason()) {
+            return *tiles;
+        }
+    }
+    const std::size_t size = tuning_size(device);
+    const Shape shape{size, size, size};
+    Queue queue = device.create_queue();
+    const Buffer<float> a = device.alloc<float>(size * size);
+    const Buffer<float> b = device.alloc<float>(size * size);
+    const Buffer<float> c = device.alloc<float>(size * size);
+    queue.fill(a, 1.0f);
+    queue.fill(b, 1.0f);
+    std::optional<BlockedTiles> best;
+    double best_ms = 0;
+    for (const auto& candidate : blocked_candidates()) {
+        try {
+            const Launcher launcher(device, "blocked", candidate);
+            launcher.run(queue, a, b, c, shape); // the first launch loads the module
+            double ms = 0;
+            for (int repeat = 0; repeat < 3; ++repeat) {
+                const Event start = queue.record();
+                launcher.run(queue, a, b, c, shape);
+                const Event end = queue.record();
+                end.wait();
+                const double elapsed = elapsed_ms(start, end);
+                ms = repeat == 0 ? elapsed : std::min(ms, elapsed);
+            }
+            if (!best || ms < best_ms) {
+                best = candidate;
+                best_ms = ms;
+            }
+        } catch (const Unsupported&) {
+            // This device cannot launch these tiles: the next candidate.
+        } catch (const BuildError&) {
+            // Nor build them (a local-memory or register limit): the next candidate.
+        }
+    }
+    if (!best) {
+        return BlockedTiles{};
+    }
+    store_tuning(device, tuned, sources, best->name());
+    return *best;
+}
+
+} // namespace
+
+BlockedTiles tuned_tiles(const Device& device)
+{
+    // Once per device and process as well: with the cache off, every launcher would search again.
+    static std::mutex mutex;
+    static std::map<std::string, BlockedTiles> chosen;
+    const std::lock_guard lock(mutex);
+    const std::string device_key = device.selector() + " " + device.properties().name;
+    if (const auto found = chosen.find(device_key); found != chosen.end()) {
+        return found->second;
+    }
+    return chosen[device_key] = search_tiles(device);
 }
 
 Launcher::Launcher(const Device& device, const std::string& variant, const BlockedTiles& tiles)

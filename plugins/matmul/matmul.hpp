@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <duet/duet.hpp>
@@ -50,6 +51,20 @@ struct BlockedTiles {
 /// The sizes a tuner tries: 256 threads or fewer a block (NVIDIA's OpenCL caps many kernels at
 /// 256 work-items), 4 × 4 to 8 × 8 registers a thread, steps of 8 or 16.
 const std::vector<BlockedTiles>& blocked_candidates();
+
+/// "128x128x8/8x8" back into tiles; nullopt for any other text.
+std::optional<BlockedTiles> parse_tiles(std::string_view name);
+
+/// The square product a tuner times each candidate on: 2048 on a GPU, 256 elsewhere (a CPU
+/// device takes seconds for larger ones).
+std::size_t tuning_size(const Device& device);
+
+/// The blocked kernel's tiles for `device`: the tuner's choice kept in the kernel cache (keyed by
+/// the device, its driver and matmul's kernel sources), else a search now over
+/// blocked_candidates(), each the best of three products of tuning_size(), whose winner is
+/// stored for later runs. A candidate the device cannot build or launch is passed over; if none
+/// can run, the defaults.
+BlockedTiles tuned_tiles(const Device& device);
 
 /// Builds the kernels (or opens the vendor BLAS) once per device and variant; runs are then cheap.
 class Launcher {

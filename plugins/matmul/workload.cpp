@@ -358,7 +358,9 @@ public:
         const Schedule timed = schedule_of(settings);
         const Device& device = request.device;
         // First, so that a variant the device cannot run is refused before anything is allocated.
-        const Launcher launcher(device, request.variant);
+        // blocked: the tiles tuned for this device (searched on its first run, then kept in the cache).
+        const Launcher launcher(device, request.variant,
+                                request.variant == "blocked" ? tuned_tiles(device) : BlockedTiles{});
         const Batch batch(device, shape, products, request.seed);
         const workload::Spacer spacer(device);
         auto queue = device.create_queue();

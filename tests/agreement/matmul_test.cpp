@@ -146,6 +146,18 @@ INSTANTIATE_TEST_SUITE_P(Devices, MatmulBlockedTiles,
                                             ::testing::ValuesIn(matmul::blocked_candidates())),
                          tiles_case_name);
 
+// What the cache keeps is the name: each reads back as the same tiles, and nothing else reads.
+TEST(MatmulBlockedTilesRule, NamesReadBackAsTheSameTiles)
+{
+    for (const auto& tiles : matmul::blocked_candidates()) {
+        EXPECT_EQ(matmul::parse_tiles(tiles.name()), std::optional<matmul::BlockedTiles>(tiles)) << tiles.name();
+    }
+    EXPECT_EQ(matmul::parse_tiles("32x64x4/2x4"), std::optional<matmul::BlockedTiles>({32, 64, 4, 2, 4}));
+    for (const char* text : {"", "128x128x8/8", "128x128x8/8x8x", "128x128x8x8x8", "ax128x8/8x8", "128x128x8/8x8 "}) {
+        EXPECT_FALSE(matmul::parse_tiles(text)) << "'" << text << "'";
+    }
+}
+
 TEST(MatmulBlockedTilesRule, SizesTheKernelCannotTakeAreRefusedNamingTheRule)
 {
     const auto devices = all_devices();

@@ -268,6 +268,28 @@ TEST_P(CacheConformance, DifferentOptionsAreDifferentEntries)
     EXPECT_GT(files_below(cache.path()).size(), one) << "a build with other defines did not get an entry of its own";
 }
 
+TEST_P(CacheConformance, ATunersChoiceIsKeptPerSourceAndListed)
+{
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    EXPECT_FALSE(load_tuning(device(), "probe tiles", "source one")) << "an empty cache holds a choice";
+    store_tuning(device(), "probe tiles", "source one", "16x16");
+    EXPECT_EQ(load_tuning(device(), "probe tiles", "source one"), std::optional<std::string>("16x16"));
+    EXPECT_FALSE(load_tuning(device(), "probe tiles", "source two")) << "a choice outlived its source";
+    EXPECT_FALSE(load_tuning(device(), "other tiles", "source one")) << "a choice answered for another tuning";
+
+    const KernelCacheListing listing = list_kernel_cache();
+    ASSERT_EQ(listing.files.size(), 1u);
+    EXPECT_TRUE(listing.files[0].valid()) << listing.files[0].problem;
+    EXPECT_EQ(listing.files[0].format, "tuning");
+    EXPECT_EQ(listing.files[0].tuning, "probe tiles: 16x16");
+    EXPECT_EQ(listing.files[0].device, props().name);
+
+    const ScopedEnv off("DUET_CACHE", "off");
+    EXPECT_FALSE(load_tuning(device(), "probe tiles", "source one")) << "DUET_CACHE=off still read a choice";
+}
+
 // --- every kind of damage: rebuilt, replaced, never handed to the driver ---
 
 TEST_P(CacheConformance, TruncatedInsideTheMagic)

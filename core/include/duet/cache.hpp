@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,8 +49,9 @@ struct KernelCacheFile {
     std::string problem;
     std::string backend; ///< read from the entry's key; empty when it cannot be read
     std::string device;
-    std::string format;
+    std::string format;               ///< a program's format, or "tuning" for a tuner's choice
     std::vector<std::string> kernels; ///< every kernel its source declares
+    std::string tuning;               ///< a tuner's choice: "<what was tuned>: <choice>"
     bool valid() const { return kind == Kind::entry && problem.empty(); }
 };
 
@@ -58,6 +60,16 @@ struct KernelCacheListing {
     std::vector<KernelCacheFile> files; ///< newest first; empty when off or not created yet
     std::uint64_t bytes = 0;
 };
+
+class Device;
+
+/// A tuner's choice for one device, kept in the kernel cache beside the programs and keyed like
+/// them: the device (backend, name, driver), what was tuned, and the source it was measured on,
+/// so that another kernel source or driver tunes again. `duet cache ls` lists it as format
+/// "tuning". Nothing when the cache is off, unusable or holds no such choice.
+std::optional<std::string> load_tuning(const Device& device, std::string_view tuned, std::string_view source);
+/// Best effort, as a build's store is: a cache that cannot be written is not an error.
+void store_tuning(const Device& device, std::string_view tuned, std::string_view source, std::string_view choice);
 
 /// Every file in the cache directory, each entry verified as a build would verify it.
 /// Throws InvalidArgument for a bad DUET_CACHE, and Error naming the directory and the reason when
