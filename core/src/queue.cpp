@@ -363,12 +363,14 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
                                           " work-items exceeds the device's max_block_size " +
                                           std::to_string(p.max_block_size));
     }
+    // Within the device's limits but above what this build of the kernel allows: a limit of this
+    // device and driver (another may launch the same block), so Unsupported, not a bad argument.
     if (k.max_block_size != 0 && threads > k.max_block_size) {
-        detail::fail<InvalidArgument>(name, call,
-                                      "kernel '" + k.name + "': block of " + std::to_string(threads) +
-                                          " work-items exceeds this kernel's max_block_size " +
-                                          std::to_string(k.max_block_size) +
-                                          " (its registers or local memory allow no more)");
+        detail::fail<Unsupported>(name, call,
+                                  "kernel '" + k.name + "': block of " + std::to_string(threads) +
+                                      " work-items exceeds this kernel's max_block_size " +
+                                      std::to_string(k.max_block_size) +
+                                      " on this device (its registers or local memory allow no more)");
     }
 
     constexpr std::size_t inline_args = 16;
