@@ -11,11 +11,6 @@
 namespace duet::jacobi {
 namespace {
 
-template <class T> constexpr const char* type_name()
-{
-    return sizeof(T) == sizeof(float) ? "f32" : "f64";
-}
-
 const char* name(Variant variant)
 {
     switch (variant) {
@@ -31,7 +26,7 @@ const char* name(Variant variant)
 
 template <class T> Kernel kernel(const Device& device, const std::string& stem)
 {
-    return device.build(kernels::jacobi()).kernel("jacobi_" + stem + "_" + type_name<T>());
+    return device.build(kernels::jacobi()).kernel("jacobi_" + stem + "_" + reduce::kernel_type_suffix<T>());
 }
 
 /// n, once it is known to fit the kernels and the device can run T; before anything is allocated.
@@ -72,7 +67,7 @@ bool transposed_layout(Variant variant)
 template <class T> std::optional<std::string> Solver<T>::refusal(const Device& device)
 {
     const auto names = device.build(kernels::jacobi()).kernel_names();
-    if (std::ranges::find(names, std::string("jacobi_update_") + type_name<T>()) == names.end()) {
+    if (std::ranges::find(names, std::string("jacobi_update_") + reduce::kernel_type_suffix<T>()) == names.end()) {
         return "this OpenCL device has no cl_khr_fp64: jacobi.cl builds no double kernels";
     }
     if (auto reason = reduce::Reduction<T>::refusal(device, reduce::Variant::tree)) {

@@ -30,14 +30,9 @@ const char* name(Operation operation)
     return operation == Operation::sum ? "sum" : "max";
 }
 
-template <class T> constexpr const char* type_name()
-{
-    return sizeof(T) == sizeof(float) ? "f32" : "f64";
-}
-
 template <class T> std::string kernel_name(Variant variant, Operation operation)
 {
-    return std::string("reduce_") + name(variant) + "_" + name(operation) + "_" + type_name<T>();
+    return std::string("reduce_") + name(variant) + "_" + name(operation) + "_" + kernel_type_suffix<T>();
 }
 
 std::size_t blocks(std::size_t n)

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <duet/duet.hpp>
 
@@ -21,6 +22,14 @@ enum class Variant {
 
 /// max follows fmax, which ignores NaN: the max of NaNs alone is the identity, -inf.
 enum class Operation { sum, max };
+
+/// The suffix of a kernel's name for its element type, as reduce's and jacobi's kernels are named:
+/// "f32" or "f64".
+template <class T> constexpr const char* kernel_type_suffix()
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    return std::is_same_v<T, float> ? "f32" : "f64";
+}
 
 /// "atomic", "tree", "warp"; another name throws InvalidArgument listing them.
 Variant variant_named(std::string_view name);
