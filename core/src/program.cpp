@@ -5,6 +5,7 @@
 #include "cache.hpp"
 #include "state.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -222,6 +223,12 @@ std::vector<std::string> Program::kernel_names() const
         }
     }
     return result;
+}
+
+bool Program::has_kernel(std::string_view name) const
+{
+    const auto names = kernel_names();
+    return std::ranges::find(names, name) != names.end();
 }
 
 std::string Program::binary() const

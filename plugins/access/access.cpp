@@ -85,11 +85,10 @@ std::vector<std::uint32_t> random_rows(std::size_t n, std::uint64_t seed)
 Launcher::Launcher(const Device& device) : backend_(device.backend())
 {
     const Program program = device.build(kernels::access());
-    const std::vector<std::string> names = program.kernel_names();
     for (const Path path : paths) {
         for (const Pattern pattern : patterns) {
             const std::string kernel = kernel_name(path, pattern);
-            if (std::ranges::find(names, kernel) != names.end()) {
+            if (program.has_kernel(kernel)) {
                 kernels_[static_cast<int>(path)][static_cast<int>(pattern)] = program.kernel(kernel);
             }
         }
@@ -106,7 +105,7 @@ std::optional<std::string> Launcher::refusal(Path path, std::size_t input_floats
     }
     const std::uint64_t bytes = std::uint64_t{input_floats} * sizeof(float);
     if (path == Path::constant && bytes > constant_limit_) {
-        return "the input's " + std::to_string(bytes) + " bytes (n × stride = " + std::to_string(input_floats) +
+        return "the input's " + std::to_string(bytes) + " bytes (" + std::to_string(input_floats) +
                " floats) exceed this device's " + std::to_string(constant_limit_) +
                " bytes of constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)";
     }
@@ -155,16 +154,10 @@ void Launcher::run(Queue& queue, Path path, Pattern pattern, const Buffer<float>
     if (pattern == Pattern::random && n > index.size()) {
         invalid("n = " + std::to_string(n) + " exceeds the index's " + std::to_string(index.size()) + " rows");
     }
-    if (const auto refused = refusal(path, input_floats)) {
+    // The constant kernels take the whole buffer as their __constant argument, not only the part
+    // they read (at least n × stride floats, checked above).
+    if (const auto refused = refusal(path, path == Path::constant ? in.size() : input_floats)) {
         throw Unsupported(backend_, call, 0, "", *refused);
-    }
-    // The kernel takes the whole buffer as its __constant argument, not only the part it reads.
-    if (path == Path::constant && std::uint64_t{in.size()} * sizeof(float) > constant_limit_) {
-        throw Unsupported(backend_, call, 0, "",
-                          "the input buffer's " + std::to_string(std::uint64_t{in.size()} * sizeof(float)) +
-                              " bytes, all bound as the __constant argument, exceed this device's " +
-                              std::to_string(constant_limit_) +
-                              " bytes of constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
     }
     const auto n32 = static_cast<std::uint32_t>(n);
     const auto stride32 = static_cast<std::uint32_t>(stride);

@@ -66,8 +66,7 @@ bool transposed_layout(Variant variant)
 
 template <class T> std::optional<std::string> Solver<T>::refusal(const Device& device)
 {
-    const auto names = device.build(kernels::jacobi()).kernel_names();
-    if (std::ranges::find(names, std::string("jacobi_update_") + reduce::kernel_type_suffix<T>()) == names.end()) {
+    if (!device.build(kernels::jacobi()).has_kernel(std::string("jacobi_update_") + reduce::kernel_type_suffix<T>())) {
         return "this OpenCL device has no cl_khr_fp64: jacobi.cl builds no double kernels";
     }
     if (auto reason = reduce::Reduction<T>::refusal(device, reduce::Variant::tree)) {

@@ -108,6 +108,11 @@ TEST_P(ProgramConformance, KernelNamesListEveryEntryPoint)
     std::sort(expected.begin(), expected.end());
     EXPECT_EQ(names, expected);
     EXPECT_TRUE(program.device() == device());
+    for (const auto& name : expected) {
+        EXPECT_TRUE(program.has_kernel(name)) << name;
+    }
+    EXPECT_FALSE(program.has_kernel("no_such_kernel"));
+    EXPECT_FALSE(program.has_kernel(""));
 }
 
 TEST_P(ProgramConformance, BinaryRoundTripsAsNative)

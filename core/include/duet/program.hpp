@@ -99,6 +99,9 @@ public:
     /// clCreateKernel / cuModuleGetFunction; an unknown name throws NotFound listing the names.
     Kernel kernel(std::string_view name) const;
     std::vector<std::string> kernel_names() const;
+    /// Whether the program has a kernel of that name: a source may leave kernels out for what the
+    /// device's compiler lacks (#ifdef cl_khr_fp64, cl_khr_subgroups).
+    bool has_kernel(std::string_view name) const;
     /// The built binary (an OpenCL program binary, a CUDA cubin), loadable as ProgramFormat::native.
     std::string binary() const;
     Device device() const;
