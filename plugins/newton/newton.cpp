@@ -80,8 +80,7 @@ std::string tolerance_reason(const Problem& problem, double last_step)
 std::optional<std::string> Solver::refusal(const Device& device, std::size_t block)
 {
     const Program program = device.build(kernels::newton());
-    const auto names = program.kernel_names();
-    if (std::ranges::find(names, std::string(kernel_names[0])) == names.end()) {
+    if (!program.has_kernel(kernel_names[0])) {
         return std::string("this OpenCL device has no cl_khr_fp64: newton.cl builds no kernels, and the method "
                            "iterates in double");
     }
@@ -117,9 +116,9 @@ std::uint64_t Solver::device_bytes(std::size_t n)
     const std::uint64_t guard = workload::sentinel_elements;
     const std::uint64_t bands = 2 * (band_width(n) * n + guard);
     const std::uint64_t vectors = 6 * (n + guard);
-    // The reduction's partial results: one per 4096 elements, then one per 4096 of those.
-    const std::uint64_t partials = n / reduce::span + 2;
-    return (bands + vectors + 2 * partials + 1) * sizeof(double);
+    // The partial results of the two reductions, the sum and the max.
+    const std::uint64_t partials = 2 * reduce::scratch_elements(reduce::Variant::tree, n);
+    return (bands + vectors + partials + 1) * sizeof(double);
 }
 
 Solver::Solver(const Device& device, std::size_t n, std::size_t block)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include <duet_kernels/reduce.hpp>
 
@@ -52,18 +53,26 @@ std::size_t passes(std::size_t n)
 
 template <class T> std::optional<std::string> missing_kernel_reason(const Program& program, Variant variant)
 {
-    const auto names = program.kernel_names();
-    const std::string wanted = kernel_name<T>(variant, Operation::sum);
-    if (std::ranges::find(names, wanted) != names.end()) {
+    if (program.has_kernel(kernel_name<T>(variant, Operation::sum))) {
         return std::nullopt;
     }
     // Only reduce.cl leaves kernels out, for what the device's OpenCL C lacks.
-    const bool has_double = std::ranges::find(names, kernel_name<double>(Variant::tree, Operation::sum)) != names.end();
-    if (sizeof(T) == sizeof(double) && !has_double) {
+    if (sizeof(T) == sizeof(double) && !program.has_kernel(kernel_name<double>(Variant::tree, Operation::sum))) {
         return "this OpenCL device has no cl_khr_fp64: reduce.cl builds no double kernels";
     }
     return "this OpenCL device has no sub-groups (cl_khr_subgroups): the warp variant folds each sub-group with "
            "sub_group_reduce_*";
+}
+
+/// Results of the first pass, then of the second, over `capacity` elements; 0 where a pass writes
+/// straight into the result.
+std::pair<std::size_t, std::size_t> partial_sizes(Variant variant, std::size_t capacity)
+{
+    if (variant == Variant::atomic || blocks(capacity) <= 1) {
+        return {0, 0};
+    }
+    const std::size_t first = blocks(capacity);
+    return {first, blocks(first) > 1 ? blocks(first) : 0};
 }
 
 } // namespace
@@ -86,6 +95,12 @@ std::size_t rounding_depth(std::size_t n)
     // up to one add per block in any order.
     const std::size_t per_pass = items_per_thread + block_size - 1;
     return std::max(passes(n) * per_pass, per_pass + blocks(n)) + 1; // + 1: the reference's rounding to T
+}
+
+std::size_t scratch_elements(Variant variant, std::size_t capacity)
+{
+    const auto [first, second] = partial_sizes(variant, capacity);
+    return first + second;
 }
 
 template <class T> std::optional<std::string> Reduction<T>::refusal(const Device& device, Variant variant)
@@ -119,12 +134,12 @@ Reduction<T>::Reduction(const Device& device, Variant variant, Operation operati
                                   " elements (the kernels index with 32-bit integers)");
     }
     kernel_ = device.build(kernels::reduce()).kernel(kernel_name<T>(variant, operation));
-    // The first pass's results, and the second's; a third pass writes over the first's.
-    if (variant != Variant::atomic && blocks(capacity) > 1) {
-        partials_[0] = device.alloc<T>(blocks(capacity));
-        if (blocks(blocks(capacity)) > 1) {
-            partials_[1] = device.alloc<T>(blocks(blocks(capacity)));
-        }
+    const auto [first, second] = partial_sizes(variant, capacity);
+    if (first > 0) {
+        partials_[0] = device.alloc<T>(first);
+    }
+    if (second > 0) {
+        partials_[1] = device.alloc<T>(second);
     }
 }
 

@@ -50,6 +50,10 @@ inline constexpr std::size_t max_n = std::size_t{1} << 31;
 /// Numerical Algorithms, 4.2).
 std::size_t rounding_depth(std::size_t n);
 
+/// Elements a Reduction of up to `capacity` elements allocates for its blocks' results: the
+/// first pass's and the second's (a third writes over the first's); none for atomic.
+std::size_t scratch_elements(Variant variant, std::size_t capacity);
+
 /// A reduction of up to `capacity` elements of T (float or double) on one device: the variant's
 /// kernel and the buffers of the blocks' results, made once, so that enqueue() is cheap and
 /// allocates nothing. Threads: one queue at a time (the partial results are reused).

@@ -96,7 +96,7 @@ Spec spec()
             n(settings) * sizeof(float));
     };
     spec.extra_device_bytes = [](const Settings& settings) {
-        return std::uint64_t{(n(settings) + n(settings) / span + 2) * sizeof(float)};
+        return std::uint64_t{(n(settings) + scratch_elements(Variant::tree, n(settings))) * sizeof(float)};
     };
     return spec;
 }
