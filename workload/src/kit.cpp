@@ -98,14 +98,23 @@ std::pair<void*, std::size_t> HostArrays::find(std::string_view name, ElementTyp
     return {entry.data, entry.size};
 }
 
+// Built from the bits of a hash (splitmix64) of the element's number rather than through
+// std::uniform_real_distribution: inputs run to billions of floats (access at stride 32 draws
+// 2^29), and on a busy two-core host that took 150 ns a float, this 24 ns. Sign, then exponent
+// -1 or 0, then 23 mantissa bits: ±[0.5, 1) and ±[1, 2) equally often.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
 {
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<float> magnitude(0.5f, 2.0f);
-    std::bernoulli_distribution negative(0.5);
     std::vector<float> values(n);
+    std::uint64_t state = seed;
     for (float& value : values) {
-        value = negative(engine) ? -magnitude(engine) : magnitude(engine);
+        std::uint64_t z = state += 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        const auto sign = static_cast<std::uint32_t>(z >> 63) << 31;
+        const auto exponent = (126U + static_cast<std::uint32_t>((z >> 62) & 1U)) << 23;
+        const auto mantissa = static_cast<std::uint32_t>(z) & 0x7fffffU;
+        value = std::bit_cast<float>(sign | exponent | mantissa);
     }
     return values;
 }
