@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 
+#include <duet/workload/kit.hpp>
 #include <duet_kernels/matmul.hpp>
 
 namespace duet::matmul {
@@ -80,11 +81,6 @@ const std::vector<BlockedTiles>& blocked_candidates()
 
 std::optional<BlockedTiles> parse_tiles(std::string_view name)
 {
-    for (const auto& candidate : blocked_candidates()) {
-        if (candidate.name() == name) {
-            return candidate;
-        }
-    }
     BlockedTiles tiles;
     std::size_t* fields[] = {&tiles.bm, &tiles.bn, &tiles.bk, &tiles.tm, &tiles.tn};
     const char separators[] = {'x', 'x', '/', 'x', '\0'};
@@ -136,15 +132,7 @@ BlockedTiles search_tiles(const Device& device)
         try {
             const Launcher launcher(device, "blocked", candidate);
             launcher.run(queue, a, b, c, shape); // the first launch loads the module
-            double ms = 0;
-            for (int repeat = 0; repeat < 3; ++repeat) {
-                const Event start = queue.record();
-                launcher.run(queue, a, b, c, shape);
-                const Event end = queue.record();
-                end.wait();
-                const double elapsed = elapsed_ms(start, end);
-                ms = repeat == 0 ? elapsed : std::min(ms, elapsed);
-            }
+            const double ms = workload::best_device_ms(queue, 3, [&] { launcher.run(queue, a, b, c, shape); });
             if (!best || ms < best_ms) {
                 best = candidate;
                 best_ms = ms;

@@ -19,6 +19,30 @@ namespace {
 
 using VariantCase = std::tuple<DeviceParam, std::string>;
 
+/// C = A × B for `shape` through `launcher`, into a C followed by poisoned elements: C within the
+/// tolerance of the reference, and every element past it untouched. `what` names the kernel.
+void expect_product_and_nothing_past_c(const Device& device, const matmul::Launcher& launcher,
+                                       const matmul::Shape& shape, const std::string& what)
+{
+    const std::size_t spare = 29;
+    const auto a = random_floats(shape.m * shape.k, test_seed());
+    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
+    Queue queue = device.create_queue();
+    Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
+    queue.fill(c, poison());
+    launcher.run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
+    const std::vector<float> got = download(queue, c);
+
+    std::vector<double> want(shape.m * shape.n);
+    matmul::reference(a, b, want, shape);
+    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
+              matmul::tolerance(shape))
+        << what << ": " << matmul::tolerance_reason(false);
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
+        << what << " wrote past C";
+}
+
 class MatmulLauncher : public ::testing::TestWithParam<VariantCase> {
 protected:
     // The variant's launcher, or a skip with the reason when the device cannot run it.
@@ -44,24 +68,7 @@ TEST_P(MatmulLauncher, WritesNothingPastC)
         GTEST_SKIP() << reason_;
     }
     // Not a multiple of any tile in any dimension.
-    const matmul::Shape shape{33, 17, 65};
-    const std::size_t spare = 29;
-    const auto a = random_floats(shape.m * shape.k, test_seed());
-    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
-    Queue queue = device.create_queue();
-    Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
-    queue.fill(c, poison());
-    run->run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
-    const std::vector<float> got = download(queue, c);
-
-    std::vector<double> want(shape.m * shape.n);
-    matmul::reference(a, b, want, shape);
-    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
-    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
-              matmul::tolerance(shape))
-        << matmul::tolerance_reason(false);
-    EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
-        << variant << " wrote past C";
+    expect_product_and_nothing_past_c(device, *run, {33, 17, 65}, variant);
 }
 
 TEST_P(MatmulLauncher, RefusesMatricesItsIndicesCannotAddress)
@@ -113,24 +120,7 @@ TEST_P(MatmulBlockedTiles, EveryCandidateAgreesAndWritesNothingPastC)
     } catch (const Unsupported& error) {
         GTEST_SKIP() << error.what();
     }
-    const matmul::Shape shape{tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3};
-    const std::size_t spare = 29;
-    const auto a = random_floats(shape.m * shape.k, test_seed());
-    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
-    Queue queue = device.create_queue();
-    Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
-    queue.fill(c, poison());
-    run->run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
-    const std::vector<float> got = download(queue, c);
-
-    std::vector<double> want(shape.m * shape.n);
-    matmul::reference(a, b, want, shape);
-    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
-    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
-              matmul::tolerance(shape))
-        << tiles.name() << ": " << matmul::tolerance_reason(false);
-    EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
-        << tiles.name() << " wrote past C";
+    expect_product_and_nothing_past_c(device, *run, {tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3}, tiles.name());
 }
 
 std::string tiles_case_name(const ::testing::TestParamInfo<TilesCase>& info)
