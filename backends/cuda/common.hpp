@@ -159,8 +159,7 @@ struct duet_kernel_s : duet::backend::Handle {
     std::string name;
     std::vector<std::size_t> param_sizes; ///< from cuFuncGetParamInfo; empty when not introspectable
     bool params_known = false;
-    std::uint64_t max_block_size = 0;
-    std::uint64_t static_local_memory = 0;
+    duet_kernel_properties properties{};
     std::mutex shared_limit_mutex;
     std::size_t dynamic_shared_limit = 48 * 1024; ///< raised by cuFuncSetAttribute on demand
 };
@@ -176,6 +175,9 @@ inline constexpr const char* api_name = "CUDA";
 BackendState<duet_device_s>& state();
 
 duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference);
+
+/// cuDeviceGetAttribute, a failure raised.
+int attribute(const duet_device_s& device, CUdevice_attribute which);
 
 /// What only CUDA offers, through the extension slot.
 inline const Extension extensions[] = {

@@ -55,13 +55,6 @@ Driver load_driver()
     return loaded;
 }
 
-int attribute(const duet_device_s& device, CUdevice_attribute which)
-{
-    int value = 0;
-    check(driver().cuDeviceGetAttribute(&value, which, device.device), "cuDeviceGetAttribute");
-    return value;
-}
-
 /// The attributes listed in device_raw_properties, under their enum names.
 constexpr std::pair<CUdevice_attribute, const char*> listed_attributes[] = {
 #define DUET_ATTRIBUTE(name)                                                                                           \
@@ -123,6 +116,13 @@ std::string version_text(int version)
 }
 
 } // namespace
+
+int attribute(const duet_device_s& device, CUdevice_attribute which)
+{
+    int value = 0;
+    check(driver().cuDeviceGetAttribute(&value, which, device.device), "cuDeviceGetAttribute");
+    return value;
+}
 
 BackendState<duet_device_s>& state()
 {

@@ -1,10 +1,44 @@
 // Kernels: look-up by name, their parameter list (cuFuncGetParamInfo) for argument checks, and
-// the limits the core checks launches against.
+// the limits the core checks launches against, with what sets them.
 #include "common.hpp"
+#include "register_file.hpp"
 
 #include <memory>
 
 namespace duet::backend::cuda {
+namespace {
+
+int function_attribute(CUfunction function, CUfunction_attribute attribute)
+{
+    int value = 0;
+    check(driver().cuFuncGetAttribute(&value, attribute, function), "cuFuncGetAttribute");
+    return value;
+}
+
+/// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is the least of the device's maximum, what the
+/// registers allow and the kernel's __launch_bounds__: below the first two, the kernel declared it.
+duet_kernel_properties properties_of(CUfunction function, const duet_device_s& device)
+{
+    duet_kernel_properties properties{};
+    properties.max_block_size = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+    properties.driver_max_block_size = properties.max_block_size;
+    properties.static_local_memory = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    properties.private_memory = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+    properties.registers = static_cast<std::uint32_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_NUM_REGS));
+    const auto device_max = static_cast<std::uint64_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+    const std::uint64_t by_registers = block_limit_by_registers(
+        properties.registers, static_cast<std::uint32_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)),
+        static_cast<std::uint32_t>(attribute(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)));
+    if (properties.max_block_size >= device_max)
+        properties.max_block_limit = DUET_BLOCK_LIMIT_DEVICE;
+    else if (by_registers != 0 && properties.max_block_size >= by_registers)
+        properties.max_block_limit = DUET_BLOCK_LIMIT_REGISTERS;
+    else
+        properties.max_block_limit = DUET_BLOCK_LIMIT_DECLARED;
+    return properties;
+}
+
+} // namespace
 
 duet_status kernel_create(duet_program program, const char* name, duet_kernel* kernel)
 {
@@ -41,13 +75,7 @@ duet_status kernel_create(duet_program program, const char* name, duet_kernel* k
             created->param_sizes.push_back(size);
         }
 
-        int value = 0;
-        check(driver().cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, created->function),
-              "cuFuncGetAttribute");
-        created->max_block_size = static_cast<std::uint64_t>(value);
-        check(driver().cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, created->function),
-              "cuFuncGetAttribute");
-        created->static_local_memory = static_cast<std::uint64_t>(value);
+        created->properties = properties_of(created->function, *program->device);
         *kernel = created.release();
     });
 }
@@ -57,12 +85,9 @@ duet_status kernel_release(duet_kernel kernel)
     return guard([&] { delete kernel; });
 }
 
-duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std::uint64_t* static_local_memory)
+duet_status kernel_properties(duet_kernel kernel, duet_kernel_properties* properties)
 {
-    return guard([&] {
-        *max_block_size = kernel->max_block_size;
-        *static_local_memory = kernel->static_local_memory;
-    });
+    return guard([&] { write_sized(properties, kernel->properties); });
 }
 
 duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference)

@@ -49,6 +49,11 @@ struct duet_device_s : duet::backend::Handle {
     std::uint32_t opencl_minor = 0;
     std::uint32_t base_address_alignment = 0; ///< bytes
     bool nv_attributes = false;               ///< cl_nv_device_attribute_query is present
+    /// cl_nv_compiler_options: -cl-nv-verbose puts ptxas's register counts in the build log.
+    bool nv_compiler_options = false;
+    std::uint64_t max_block_size = 0;      ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
+    std::uint32_t registers_per_block = 0; ///< CL_DEVICE_REGISTERS_PER_BLOCK_NV; 0 elsewhere
+    std::uint32_t warp_width = 0;          ///< CL_DEVICE_WARP_SIZE_NV; 0 elsewhere
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
 
@@ -87,6 +92,8 @@ struct duet_program_s : duet::backend::Handle {
     std::string kernel_names; ///< CL_PROGRAM_KERNEL_NAMES, ';'-separated
     /// Every kernel's arguments, by kernel name; program_binary records them beside the driver's binary.
     std::map<std::string, duet::backend::opencl::KernelArguments, std::less<>> kernel_arguments;
+    /// Registers a work-item, by kernel name, where the compiler's log gave them (NVIDIA's); recorded likewise.
+    std::map<std::string, std::uint32_t, std::less<>> kernel_registers;
 
     ~duet_program_s();
 };
@@ -98,8 +105,7 @@ struct duet_kernel_s : duet::backend::Handle {
     /// not interleave between two threads launching the same kernel.
     std::mutex launch_mutex;
     duet::backend::opencl::KernelArguments arguments;
-    std::uint64_t max_block_size = 0;      ///< CL_KERNEL_WORK_GROUP_SIZE
-    std::uint64_t static_local_memory = 0; ///< CL_KERNEL_LOCAL_MEM_SIZE
+    duet_kernel_properties properties{};
 
     ~duet_kernel_s();
 };

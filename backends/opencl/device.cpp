@@ -81,7 +81,14 @@ std::unique_ptr<duet_device_s> open_device(cl_platform_id platform, const std::s
         device->opencl_minor = minor;
     }
     device->base_address_alignment = device_info<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
-    device->nv_attributes = has_extension(device_text(id, CL_DEVICE_EXTENSIONS), "cl_nv_device_attribute_query");
+    const std::string extensions = device_text(id, CL_DEVICE_EXTENSIONS);
+    device->nv_attributes = has_extension(extensions, "cl_nv_device_attribute_query");
+    device->nv_compiler_options = has_extension(extensions, "cl_nv_compiler_options");
+    device->max_block_size = device_info<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    if (device->nv_attributes) {
+        device->registers_per_block = device_info<cl_uint>(id, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
+        device->warp_width = device_info<cl_uint>(id, CL_DEVICE_WARP_SIZE_NV);
+    }
     // Deprecated since OpenCL 2.0, so a newer driver may refuse it.
     device->host_unified_memory =
         optional_info<cl_bool>(clGetDeviceInfo, id, CL_DEVICE_HOST_UNIFIED_MEMORY).value_or(CL_FALSE);
@@ -403,7 +410,7 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
         copy_text(props.api_version, device_text(id, CL_DEVICE_VERSION));
         props.type = device_type(device_info<cl_device_type>(id, CL_DEVICE_TYPE));
         props.compute_units = device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
-        props.max_block_size = device_info<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+        props.max_block_size = device->max_block_size;
 
         std::vector<unsigned char> item_sizes;
         check(query_bytes(clGetDeviceInfo, id, CL_DEVICE_MAX_WORK_ITEM_SIZES, item_sizes), "clGetDeviceInfo");
@@ -437,8 +444,8 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
         if (device->nv_attributes) {
             props.compute_capability_major = device_info<cl_uint>(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
             props.compute_capability_minor = device_info<cl_uint>(id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
-            props.registers_per_block = device_info<cl_uint>(id, CL_DEVICE_REGISTERS_PER_BLOCK_NV);
-            props.warp_width = device_info<cl_uint>(id, CL_DEVICE_WARP_SIZE_NV);
+            props.registers_per_block = device->registers_per_block;
+            props.warp_width = device->warp_width;
             props.integrated = device_info<cl_bool>(id, CL_DEVICE_INTEGRATED_MEMORY_NV) ? 1 : 0;
             // Not in NVIDIA's extension text, so older drivers may refuse it.
             props.copy_engines = optional_info<cl_uint>(clGetDeviceInfo, id, async_engine_count_nv).value_or(0);

@@ -2,8 +2,19 @@
 // argument count and kinds that queue_launch checks (the program's, from the driver or its
 // binary), and the limits that the core checks ranges against; the kinds are also what the
 // kernel_parameters extension reports.
+//
+// NVIDIA's OpenCL (driver 580) answers CL_KERNEL_WORK_GROUP_SIZE 256 for every kernel: an empty
+// one of 4 registers, one declaring reqd_work_group_size(32, 32, 1), whatever the build options
+// (-cl-nv-maxrregcount, -cl-nv-opt-level, -cl-std). Yet it launches and computes blocks of 1024
+// work-items of such kernels correctly, and refuses at the enqueue, with CL_OUT_OF_RESOURCES, a
+// block whose registers do not fit (measured on an H100). So on NVIDIA's OpenCL a kernel's largest
+// block is worked out as CUDA's driver does, from its registers (program.cpp reads them from the
+// compiler's log) and the device's register file; the driver's 256 is kept for display.
 #include "common.hpp"
+#include "register_file.hpp"
 
+#include <algorithm>
+#include <array>
 #include <memory>
 
 namespace duet::backend::opencl {
@@ -25,6 +36,36 @@ template <class T> T work_group_info(cl_kernel kernel, cl_device_id device, cl_k
     return value;
 }
 
+duet_kernel_properties properties_of(cl_kernel kernel, const duet_program_s& program, const std::string& name)
+{
+    const duet_device_s& device = *program.device;
+    duet_kernel_properties properties{};
+    properties.driver_max_block_size = work_group_info<std::size_t>(kernel, device.id, CL_KERNEL_WORK_GROUP_SIZE);
+    properties.static_local_memory = work_group_info<cl_ulong>(kernel, device.id, CL_KERNEL_LOCAL_MEM_SIZE);
+    properties.private_memory = work_group_info<cl_ulong>(kernel, device.id, CL_KERNEL_PRIVATE_MEM_SIZE);
+    const auto required = work_group_info<std::array<std::size_t, 3>>(kernel, device.id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE);
+    std::copy(required.begin(), required.end(), properties.required_block);
+    const auto registers = program.kernel_registers.find(name);
+    properties.registers = registers == program.kernel_registers.end() ? 0 : registers->second;
+
+    const std::uint64_t by_registers =
+        block_limit_by_registers(properties.registers, device.registers_per_block, device.warp_width);
+    if (by_registers != 0) {
+        properties.max_block_size = std::min(by_registers, device.max_block_size);
+        properties.max_block_limit = by_registers < device.max_block_size ? DUET_BLOCK_LIMIT_REGISTERS : DUET_BLOCK_LIMIT_DEVICE;
+    } else {
+        properties.max_block_size = properties.driver_max_block_size;
+        properties.max_block_limit =
+            properties.max_block_size < device.max_block_size ? DUET_BLOCK_LIMIT_DRIVER : DUET_BLOCK_LIMIT_DEVICE;
+    }
+    const std::uint64_t required_size = required[0] * required[1] * required[2];
+    if (required_size != 0 && required_size <= properties.max_block_size) {
+        properties.max_block_size = required_size;
+        properties.max_block_limit = DUET_BLOCK_LIMIT_DECLARED;
+    }
+    return properties;
+}
+
 } // namespace
 
 duet_status kernel_create(duet_program program, const char* name, duet_kernel* kernel)
@@ -43,9 +84,7 @@ duet_status kernel_create(duet_program program, const char* name, duet_kernel* k
             fail(DUET_ERROR_BACKEND, std::string("kernel '") + name + "' is missing from CL_PROGRAM_KERNEL_NAMES",
                  "clGetProgramInfo");
         created->arguments = arguments->second;
-        const cl_device_id device = program->device->id;
-        created->max_block_size = work_group_info<std::size_t>(created->kernel, device, CL_KERNEL_WORK_GROUP_SIZE);
-        created->static_local_memory = work_group_info<cl_ulong>(created->kernel, device, CL_KERNEL_LOCAL_MEM_SIZE);
+        created->properties = properties_of(created->kernel, *program, created->name);
         *kernel = created.release();
     });
 }
@@ -55,12 +94,9 @@ duet_status kernel_release(duet_kernel kernel)
     return guard([&] { delete kernel; });
 }
 
-duet_status kernel_limits(duet_kernel kernel, std::uint64_t* max_block_size, std::uint64_t* static_local_memory)
+duet_status kernel_properties(duet_kernel kernel, duet_kernel_properties* properties)
 {
-    return guard([&] {
-        *max_block_size = kernel->max_block_size;
-        *static_local_memory = kernel->static_local_memory;
-    });
+    return guard([&] { write_sized(properties, kernel->properties); });
 }
 
 duet_status kernel_parameters(duet_kernel kernel, void (*sink)(void*, const char*, const char*), void* context)

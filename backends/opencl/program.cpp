@@ -1,9 +1,11 @@
 // Programs from OpenCL C source or from a binary this backend produced earlier (the disk cache),
 // built for one device; a failed build reports the compiler's whole log. Each program knows what
-// every kernel's arguments take, and its binary carries that beside the driver's.
+// every kernel's arguments take, and on NVIDIA's OpenCL its registers, and its binary carries that
+// beside the driver's.
 #include "common.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <string_view>
 
@@ -16,12 +18,13 @@ namespace {
 //   "duet-opencl-program", the format version (u32);
 //   the kernel count (u32), then per kernel: its name (u32 length, then the bytes), its argument
 //   count (u32), whether the kinds are known (u8, 0 or 1) and, when known, per argument its
-//   address qualifier (u32) and type name (u32 length, then the bytes);
+//   address qualifier (u32) and type name (u32 length, then the bytes); its registers a
+//   work-item (u32, 0 when the compiler did not say);
 //   the size of the driver's binary (u64), then that binary to the end.
 // Integers are little-endian. Anything else (an older duet's binary, which is the driver's alone,
 // or a damaged one) is refused as an invalid argument, so that the core rebuilds from source.
 constexpr std::string_view binary_magic = "duet-opencl-program";
-constexpr std::uint32_t binary_version = 1;
+constexpr std::uint32_t binary_version = 2;
 
 template <class T> void put_integer(std::string& out, T value)
 {
@@ -77,8 +80,11 @@ private:
 
 using KernelArgumentMap = decltype(duet_program_s::kernel_arguments);
 
+using KernelRegisterMap = decltype(duet_program_s::kernel_registers);
+
 struct RecordedBinary {
     KernelArgumentMap kernel_arguments;
+    KernelRegisterMap kernel_registers;
     std::string_view native; ///< the driver's binary
 };
 
@@ -131,6 +137,9 @@ RecordedBinary read_binary(std::string_view blob)
         KernelArguments arguments = read_recorded_arguments(reader, "kernel '" + name + "'");
         if (!recorded.kernel_arguments.emplace(name, std::move(arguments)).second)
             refuse_binary("it records kernel '" + name + "' twice");
+        const auto registers = reader.integer<std::uint32_t>("the registers of kernel '" + name + "'");
+        if (registers != 0)
+            recorded.kernel_registers.emplace(name, registers);
     }
     const auto native_size = reader.integer<std::uint64_t>("the size of the driver's binary");
     if (native_size == 0 || native_size != reader.left())
@@ -245,9 +254,40 @@ std::string build_log(const duet_program_s& program)
          call, code, error_name(code));
 }
 
+/// Each kernel's registers a work-item from ptxas's lines in a -cl-nv-verbose log:
+///   ptxas info    : Compiling entry function 'matmul_blocked' for 'sm_90a'
+///   ...
+///   ptxas info    : Used 123 registers, used 1 barriers, 16644 bytes smem
+KernelRegisterMap registers_from_log(std::string_view log)
+{
+    constexpr std::string_view entry = "Compiling entry function '";
+    constexpr std::string_view used = "Used ";
+    KernelRegisterMap registers;
+    for (std::size_t at = log.find(entry); at != std::string_view::npos;) {
+        const std::size_t name_at = at + entry.size();
+        const std::size_t name_end = log.find('\'', name_at);
+        if (name_end == std::string_view::npos)
+            break;
+        const std::size_t next = log.find(entry, name_end);
+        const std::size_t used_at = log.substr(0, next).find(used, name_end);
+        if (used_at != std::string_view::npos) {
+            std::uint32_t count = 0;
+            const char* digits = log.data() + used_at + used.size();
+            const auto [end, error] = std::from_chars(digits, log.data() + log.size(), count);
+            if (error == std::errc() && std::string_view(end, log.data() + log.size()).starts_with(" registers"))
+                registers[std::string(log.substr(name_at, name_end - name_at))] = count;
+        }
+        at = next;
+    }
+    return registers;
+}
+
 void build(duet_program_s& program, const char* options, bool from_source)
 {
-    const std::string all_options = options ? options : "";
+    // On NVIDIA's OpenCL the log of a build from source then gives each kernel's registers, which
+    // set its largest block (kernel.cpp). A binary's build runs no compiler and logs nothing.
+    const std::string all_options = std::string(options ? options : "") +
+                                    (from_source && program.device->nv_compiler_options ? " -cl-nv-verbose" : "");
     const auto build_with = [&](const std::string& text) {
         return clBuildProgram(program.program, 1, &program.device->id, text.c_str(), nullptr, nullptr);
     };
@@ -326,6 +366,9 @@ duet_status program_create(duet_device device, duet_program_format format, const
             info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
         created->kernel_arguments = recorded ? matched_to_driver(*created, std::move(recorded->kernel_arguments))
                                              : kernel_arguments_from_driver(*created);
+        created->kernel_registers = recorded ? std::move(recorded->kernel_registers)
+                                   : created->device->nv_compiler_options ? registers_from_log(build_log(*created))
+                                                                          : KernelRegisterMap{};
         *program = created.release();
     });
 }
@@ -350,6 +393,8 @@ duet_status program_binary(duet_program program, void (*sink)(void* context, con
                 put_integer(binary, arguments.qualifiers[index]);
                 put_text(binary, arguments.types[index]);
             }
+            const auto registers = program->kernel_registers.find(name);
+            put_integer(binary, registers == program->kernel_registers.end() ? std::uint32_t{0} : registers->second);
         }
         // Built for one device, so the program has exactly one driver's binary.
         const auto size =

@@ -93,6 +93,23 @@ void check_argument_kinds(const duet_kernel_s& kernel, const duet_kernel_arg* ar
          "clSetKernelArg", code, error_name(code));
 }
 
+/// What the driver refuses at the enqueue, the queue intact: a block this device cannot hold
+/// (NVIDIA's OpenCL, for a block whose registers do not fit), so Unsupported, like the core's own
+/// check of the kernel's limits.
+[[noreturn]] void fail_out_of_resources(const duet_kernel_s& kernel, const duet_launch_range& range)
+{
+    std::uint64_t threads = 1;
+    for (std::uint32_t d = 0; d < range.dims; ++d)
+        threads *= range.block[d];
+    fail(DUET_ERROR_UNSUPPORTED,
+         "kernel '" + kernel.name + "': the driver refused a block of " + std::to_string(threads) +
+             " work-items (CL_OUT_OF_RESOURCES: its registers or local memory do not fit; " +
+             (kernel.properties.registers != 0 ? std::to_string(kernel.properties.registers) + " registers a work-item"
+                                               : "the driver did not say how many registers it uses") +
+             ")",
+         "clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES, error_name(CL_OUT_OF_RESOURCES));
+}
+
 } // namespace
 
 duet_status queue_create(duet_device device, duet_queue* queue)
@@ -231,9 +248,11 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
             if (code != CL_SUCCESS) [[unlikely]]
                 fail_argument(*kernel, i, code);
         }
-        check(clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0, nullptr,
-                                     nullptr),
-              "clEnqueueNDRangeKernel");
+        const cl_int code =
+            clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0, nullptr, nullptr);
+        if (code == CL_OUT_OF_RESOURCES) [[unlikely]]
+            fail_out_of_resources(*kernel, *range);
+        check(code, "clEnqueueNDRangeKernel");
     });
 }
 

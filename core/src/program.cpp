@@ -6,6 +6,7 @@
 #include "state.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -148,6 +149,28 @@ std::string program_binary(const detail::BuiltProgram& program)
     return binary;
 }
 
+static_assert(static_cast<int>(BlockLimit::declared) == DUET_BLOCK_LIMIT_DECLARED &&
+              static_cast<int>(BlockLimit::registers) == DUET_BLOCK_LIMIT_REGISTERS &&
+              static_cast<int>(BlockLimit::driver) == DUET_BLOCK_LIMIT_DRIVER);
+
+KernelProperties kernel_properties(const detail::DeviceState& device, duet_kernel kernel)
+{
+    duet_kernel_properties native{};
+    native.size = sizeof(native);
+    device.check(device.api().kernel_properties(kernel, &native));
+    KernelProperties properties;
+    properties.max_block_size = native.max_block_size;
+    properties.max_block_limit = native.max_block_limit <= DUET_BLOCK_LIMIT_DRIVER
+                                     ? static_cast<BlockLimit>(native.max_block_limit)
+                                     : BlockLimit::driver;
+    std::copy(std::begin(native.required_block), std::end(native.required_block), properties.required_block.begin());
+    properties.static_local_memory = native.static_local_memory;
+    properties.private_memory = native.private_memory;
+    properties.registers = native.registers;
+    properties.driver_max_block_size = native.driver_max_block_size;
+    return properties;
+}
+
 } // namespace
 
 Program Device::build(const ProgramSource& source) const
@@ -206,7 +229,7 @@ Kernel Program::kernel(std::string_view name) const
     kernel->program = state_;
     kernel->name = std::string(name);
     device.check(device.api().kernel_create(state_->built->handle, kernel->name.c_str(), &kernel->handle));
-    device.check(device.api().kernel_limits(kernel->handle, &kernel->max_block_size, &kernel->static_local_memory));
+    kernel->properties = kernel_properties(device, kernel->handle);
     return Kernel(std::move(kernel));
 }
 
@@ -249,13 +272,24 @@ const std::string& Kernel::name() const
 {
     return detail::live(state_, "Kernel::name", "Kernel").name;
 }
-std::uint64_t Kernel::max_block_size() const
+const KernelProperties& Kernel::properties() const
 {
-    return detail::live(state_, "Kernel::max_block_size", "Kernel").max_block_size;
+    return detail::live(state_, "Kernel::properties", "Kernel").properties;
 }
-std::uint64_t Kernel::static_local_memory() const
+
+std::string_view to_string(BlockLimit limit)
 {
-    return detail::live(state_, "Kernel::static_local_memory", "Kernel").static_local_memory;
+    switch (limit) {
+    case BlockLimit::device:
+        return "the device";
+    case BlockLimit::declared:
+        return "the kernel's declaration";
+    case BlockLimit::registers:
+        return "registers";
+    case BlockLimit::driver:
+        return "the driver";
+    }
+    return "unknown";
 }
 
 void Kernel::set_cache_preference(CachePreference preference) const

@@ -160,6 +160,47 @@ duet_extent native_extent(const Extent& extent)
     return {extent.width_bytes, extent.height, extent.depth};
 }
 
+/// "32×32×1"
+template <class Dims> std::string dims_text(const Dims& dims)
+{
+    return std::to_string(dims[0]) + "×" + std::to_string(dims[1]) + "×" + std::to_string(dims[2]);
+}
+
+/// A block the kernel rules out is the caller's error (InvalidArgument); one that the kernel's
+/// registers, or a driver that gives no cause, rule out on this device is a limit of the device
+/// (Unsupported): another may launch it. Each message names the limit and what sets it.
+[[noreturn]] void refuse_block(const std::string& backend, const char* call, const detail::KernelState& kernel,
+                               const std::array<std::size_t, 3>& block)
+{
+    const KernelProperties& kp = kernel.properties;
+    const std::string shape = dims_text(block);
+    const std::uint64_t threads = block[0] * block[1] * block[2];
+    const std::string start = "kernel '" + kernel.name + "': block of " + shape + " = " + std::to_string(threads) +
+                              " work-items";
+    if (kp.required_block[0] != 0) {
+        detail::fail<InvalidArgument>(backend, call,
+                                      start + ", but the kernel declares its block as " + dims_text(kp.required_block) +
+                                          " (reqd_work_group_size)");
+    }
+    switch (kp.max_block_limit) {
+    case BlockLimit::declared:
+        detail::fail<InvalidArgument>(backend, call,
+                                      start + " exceeds the " + std::to_string(kp.max_block_size) +
+                                          " the kernel declares as its largest (__launch_bounds__)");
+    case BlockLimit::registers:
+        detail::fail<Unsupported>(backend, call,
+                                  start + " exceeds the " + std::to_string(kp.max_block_size) +
+                                      " this device's register file holds at the kernel's " +
+                                      std::to_string(kp.registers) + " registers a work-item");
+    case BlockLimit::device:
+    case BlockLimit::driver:
+        break;
+    }
+    detail::fail<Unsupported>(backend, call,
+                              start + " exceeds the kernel's max_block_size " + std::to_string(kp.max_block_size) +
+                                  " on this device, as the driver reports it (CL_KERNEL_WORK_GROUP_SIZE; no cause given)");
+}
+
 } // namespace
 
 Device Queue::device() const
@@ -363,14 +404,12 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
                                           " work-items exceeds the device's max_block_size " +
                                           std::to_string(p.max_block_size));
     }
-    // Within the device's limits but above what this build of the kernel allows: a limit of this
-    // device and driver (another may launch the same block), so Unsupported, not a bad argument.
-    if (k.max_block_size != 0 && threads > k.max_block_size) {
-        detail::fail<Unsupported>(name, call,
-                                  "kernel '" + k.name + "': block of " + std::to_string(threads) +
-                                      " work-items exceeds this kernel's max_block_size " +
-                                      std::to_string(k.max_block_size) +
-                                      " on this device (its registers or local memory allow no more)");
+    const KernelProperties& kp = k.properties;
+    if (kp.required_block[0] != 0 && !std::equal(block.begin(), block.end(), kp.required_block.begin())) {
+        refuse_block(name, call, k, block);
+    }
+    if (kp.max_block_size != 0 && threads > kp.max_block_size) {
+        refuse_block(name, call, k, block);
     }
 
     constexpr std::size_t inline_args = 16;
@@ -414,10 +453,10 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     const std::uint64_t local_limit = p.local_memory_per_block_optin > p.local_memory_per_block
                                           ? p.local_memory_per_block_optin
                                           : p.local_memory_per_block;
-    if (dynamic_local + k.static_local_memory > local_limit) {
+    if (dynamic_local + k.properties.static_local_memory > local_limit) {
         detail::fail<InvalidArgument>(name, call,
                                       "kernel '" + k.name + "': local memory of " + std::to_string(dynamic_local) +
-                                          " dynamic + " + std::to_string(k.static_local_memory) +
+                                          " dynamic + " + std::to_string(k.properties.static_local_memory) +
                                           " static bytes exceeds the device's local_memory_per_block " +
                                           std::to_string(local_limit));
     }

@@ -156,8 +156,7 @@ struct KernelState {
     std::shared_ptr<const ProgramState> program;
     duet_kernel handle = nullptr;
     std::string name;
-    std::uint64_t max_block_size = 0;
-    std::uint64_t static_local_memory = 0;
+    KernelProperties properties;
     ~KernelState();
 };
 

@@ -64,11 +64,6 @@ Spec spec()
         const Kernel kernel = device.build(duet::kernels::heat2d()).kernel("heat2d");
         const std::size_t w = width(settings), h = height(settings);
         const auto block = static_cast<std::size_t>(settings.integer("block"));
-        if (block * block > kernel.max_block_size()) { // e.g. 256 on NVIDIA's OpenCL: unsupported there
-            throw Unsupported(device.backend(), "heat2d", 0, "",
-                              "a block of " + std::to_string(block * block) + " threads exceeds this kernel's " +
-                                  std::to_string(kernel.max_block_size()));
-        }
         const auto alpha = static_cast<float>(settings.real("alpha"));
         return [kernel, w, h, block, alpha](Queue& queue, const DeviceBuffers& buffers) {
             queue.launch(kernel, Range::cover(2, {w, h, 1}, {block, block, 1}), buffers.get("u"), buffers.get("u_new"),

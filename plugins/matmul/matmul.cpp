@@ -198,11 +198,11 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         tile_ = {tiles.bn, tiles.bm, 1};
     }
     const std::size_t threads = block_.x * block_.y;
-    if (kernel_.max_block_size() < threads) {
+    if (kernel_.properties().max_block_size < threads) {
         throw Unsupported(device.backend(), "matmul::Launcher", 0, "",
                           variant + " runs in blocks of " + std::to_string(threads) + " threads; " + device.selector() +
                               " launches " + found->entry + " with at most " +
-                              std::to_string(kernel_.max_block_size()));
+                              std::to_string(kernel_.properties().max_block_size));
     }
 }
 

@@ -89,8 +89,8 @@ std::optional<std::string> Solver::refusal(const Device& device, std::size_t blo
     }
     for (const char* name : kernel_names) {
         const Kernel kernel = program.kernel(name);
-        if (kernel.max_block_size() < block) {
-            return std::string(name) + " launches at most " + std::to_string(kernel.max_block_size()) +
+        if (kernel.properties().max_block_size < block) {
+            return std::string(name) + " launches at most " + std::to_string(kernel.properties().max_block_size) +
                    " threads per block on this device; block = " + std::to_string(block);
         }
     }

@@ -114,8 +114,8 @@ template <class T> std::optional<std::string> Reduction<T>::refusal(const Device
         return reason;
     }
     const Kernel kernel = program.kernel(kernel_name<T>(variant, Operation::sum));
-    if (kernel.max_block_size() < block_size) {
-        return kernel.name() + " launches at most " + std::to_string(kernel.max_block_size()) +
+    if (kernel.properties().max_block_size < block_size) {
+        return kernel.name() + " launches at most " + std::to_string(kernel.properties().max_block_size) +
                " threads per block on this device; the reduction's blocks are " + std::to_string(block_size);
     }
     return std::nullopt;

@@ -21,7 +21,7 @@ std::size_t local_memory_limit(const Device& device, const Kernel& kernel)
     const DeviceProperties& p = device.properties();
     // CUDA lets a kernel opt in to more shared memory than the default; duet's launch does so.
     const std::uint64_t limit = std::max(p.local_memory_per_block, p.local_memory_per_block_optin);
-    const std::uint64_t used = kernel.static_local_memory();
+    const std::uint64_t used = kernel.properties().static_local_memory;
     return limit > used ? static_cast<std::size_t>(limit - used) : 0;
 }
 

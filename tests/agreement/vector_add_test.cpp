@@ -56,9 +56,9 @@ TEST_P(VectorAddAgreement, MatchesTheCpuReference)
     DUET_REQUIRE_DEVICE(param);
     const Device& device = *param.device;
     const Kernel kernel = device.build(kernels::vector_add()).kernel("vector_add");
-    if (block > kernel.max_block_size() || block > device.properties().max_block_dims[0]) {
+    if (block > kernel.properties().max_block_size || block > device.properties().max_block_dims[0]) {
         GTEST_SKIP() << "block " << block << " is above what vector_add can launch with on " << device.selector()
-                     << " (" << kernel.max_block_size() << ")";
+                     << " (" << kernel.properties().max_block_size << ")";
     }
     const std::vector<float> a = random_floats(n, test_seed());
     const std::vector<float> b = random_floats(n, test_seed() + 1);
@@ -162,7 +162,7 @@ std::vector<DevicePair> device_pairs()
     const std::vector<float> one = run_vector_add(first, a, b, 64);
     // Different block sizes on purpose: the geometry must not change an element's result.
     const std::size_t block =
-        std::min<std::uint64_t>(256, second.build(kernels::vector_add()).kernel("vector_add").max_block_size());
+        std::min<std::uint64_t>(256, second.build(kernels::vector_add()).kernel("vector_add").properties().max_block_size);
     const std::vector<float> two = run_vector_add(second, a, b, block);
     return within_ulps(one, two, tolerance::cross_device_ulps);
 }

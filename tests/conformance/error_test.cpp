@@ -25,8 +25,8 @@ class ErrorConformance : public DeviceTest {};
 
 TEST_P(ErrorConformance, ABlockTheKernelDoesNotTakeIsInvalidArgument)
 {
-    // fixed_block declares its block: exactly 64 in OpenCL (reqd_work_group_size), so the driver
-    // refuses 32 with CL_INVALID_WORK_GROUP_SIZE; at most 64 in CUDA (__launch_bounds__), so 128.
+    // fixed_block declares its block: exactly 64 in OpenCL (reqd_work_group_size), so 32 is wrong;
+    // at most 64 in CUDA (__launch_bounds__), so 128 is. The caller's error, not a device limit.
     const std::size_t block = is_opencl() ? 32 : 128;
     const std::size_t items = 256; // a multiple of every block here: the kernel checks no bound
     const Kernel kernel = test_kernel(device(), "fixed_block");

@@ -14,7 +14,7 @@ protected:
     {
         const std::size_t n = data.size();
         const Kernel spin = test_kernel(device(), "spin");
-        const std::size_t block = std::min<std::uint64_t>(64, spin.max_block_size());
+        const std::size_t block = std::min<std::uint64_t>(64, spin.properties().max_block_size);
         queue().launch(spin, Range::cover(n, block), data, 3.0f, is_cpu() ? 2000u : 20000u,
                        static_cast<std::uint32_t>(n));
     }

@@ -19,22 +19,109 @@ TEST_P(KernelConformance, KernelKnowsItsNameAndLimits)
 {
     const Kernel kernel = test_kernel(device(), "scale");
     EXPECT_EQ(kernel.name(), "scale");
-    EXPECT_GT(kernel.max_block_size(), 0u);
-    EXPECT_LE(kernel.max_block_size(), props().max_block_size);
+    EXPECT_GT(kernel.properties().max_block_size, 0u);
+    EXPECT_LE(kernel.properties().max_block_size, props().max_block_size);
+}
+
+TEST_P(KernelConformance, PropertiesSayWhatSetsTheLargestBlock)
+{
+    const KernelProperties fixed = test_kernel(device(), "fixed_block").properties();
+    EXPECT_EQ(fixed.max_block_size, 64u);
+    EXPECT_EQ(fixed.max_block_limit, BlockLimit::declared) << to_string(fixed.max_block_limit);
+    // OpenCL's reqd_work_group_size is exact and reported; CUDA's __launch_bounds__ is a maximum.
+    const std::array<std::uint64_t, 3> declared = is_opencl() ? std::array<std::uint64_t, 3>{64, 1, 1}
+                                                              : std::array<std::uint64_t, 3>{};
+    EXPECT_EQ(fixed.required_block, declared);
+
+    const KernelProperties scale = test_kernel(device(), "scale").properties();
+    EXPECT_NE(scale.max_block_limit, BlockLimit::declared) << to_string(scale.max_block_limit);
+    EXPECT_EQ(scale.required_block, (std::array<std::uint64_t, 3>{}));
+    EXPECT_LE(scale.max_block_size, props().max_block_size);
+    EXPECT_EQ(scale.max_block_size == props().max_block_size, scale.max_block_limit == BlockLimit::device)
+        << "max_block_size " << scale.max_block_size << ", set by " << to_string(scale.max_block_limit);
+    if (is_cuda()) {
+        EXPECT_GT(scale.registers, 0u) << "CU_FUNC_ATTRIBUTE_NUM_REGS";
+        EXPECT_EQ(scale.driver_max_block_size, scale.max_block_size);
+    }
+}
+
+// NVIDIA's OpenCL answers CL_KERNEL_WORK_GROUP_SIZE 256 for every kernel, yet runs larger blocks
+// whose registers fit: duet takes the kernel's limit from its registers, and a block of that limit
+// must then run and compute every element.
+TEST_P(KernelConformance, ABlockAboveTheDriversFigureRunsWhereTheRegistersHoldIt)
+{
+    const Kernel fill = test_kernel(device(), "fill_value");
+    const KernelProperties& properties = fill.properties();
+    if (properties.driver_max_block_size >= properties.max_block_size) {
+        GTEST_SKIP() << "the driver's own figure, " << properties.driver_max_block_size
+                     << ", is this kernel's limit here";
+    }
+    EXPECT_EQ(properties.max_block_limit, BlockLimit::device) << to_string(properties.max_block_limit);
+    EXPECT_GT(properties.registers, 0u) << "a limit above the driver's must come from the registers";
+    const std::size_t block = std::min<std::uint64_t>(properties.max_block_size, props().max_block_dims[0]);
+    const std::size_t n = block * 37 + 5;
+    Buffer<float> out = device().alloc<float>(n);
+    queue().fill(BufferView<float>(out), poison());
+    queue().launch(fill, Range::cover(n, block), out, 3.0f, static_cast<std::uint32_t>(n));
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(n, 3.0f), download(queue(), out)));
+}
+
+TEST_P(KernelConformance, ABlockTheRegistersDoNotHoldIsUnsupportedNamingThem)
+{
+    const Kernel heavy = test_kernel(device(), "register_heavy");
+    const KernelProperties& properties = heavy.properties();
+    if (properties.max_block_limit != BlockLimit::registers) {
+        GTEST_SKIP() << "register_heavy's largest block here is set by " << to_string(properties.max_block_limit)
+                     << " (" << properties.registers << " registers a work-item reported)";
+    }
+    EXPECT_LT(properties.max_block_size, props().max_block_size);
+    const std::size_t n = 4096;
+    Buffer<float> in = make_buffer(device(), queue(), random_floats(n, test_seed()));
+    Buffer<float> out = device().alloc<float>(n);
+    const std::size_t too_many = std::min<std::uint64_t>(props().max_block_size, props().max_block_dims[0]);
+    ASSERT_GT(too_many, properties.max_block_size);
+    auto error = expect_error<Unsupported>(
+        [&] { queue().launch(heavy, Range::cover(n, too_many), in, out, static_cast<std::uint32_t>(n)); });
+    if (error) {
+        DUET_EXPECT_MENTIONS(*error, "register_heavy");
+        DUET_EXPECT_MENTIONS(*error, dec(properties.registers) + " registers");
+        DUET_EXPECT_MENTIONS(*error, dec(properties.max_block_size));
+    }
+    // The largest block it holds runs, on the same queue.
+    queue().launch(heavy, Range::cover(n, properties.max_block_size), in, out, static_cast<std::uint32_t>(n));
+    queue().finish();
+}
+
+// A program from the disk cache (a binary: on NVIDIA's OpenCL no compiler log) keeps what sets its
+// kernels' limits.
+TEST_P(KernelConformance, AProgramFromItsBinaryKeepsItsKernelProperties)
+{
+    BuildOptions options;
+    options.use_cache = false;
+    const Program built = device().build(kernels::test_kernels(), options);
+    const Program loaded = device().build(ProgramSource{"from_binary", {{ProgramFormat::native, built.binary()}}}, options);
+    for (const char* name : {"fill_value", "fixed_block", "register_heavy"}) {
+        const KernelProperties first = built.kernel(name).properties();
+        const KernelProperties again = loaded.kernel(name).properties();
+        EXPECT_EQ(again.max_block_size, first.max_block_size) << name;
+        EXPECT_EQ(again.max_block_limit, first.max_block_limit) << name;
+        EXPECT_EQ(again.registers, first.registers) << name;
+        EXPECT_EQ(again.required_block, first.required_block) << name;
+    }
 }
 
 TEST_P(KernelConformance, StaticLocalMemoryIsReported)
 {
     const Kernel kernel = test_kernel(device(), "static_local");
     if (shows(known::pocl5_static_local_memory_zero)) {
-        EXPECT_EQ(kernel.static_local_memory(), 0u) << "the known difference no longer shows";
+        EXPECT_EQ(kernel.properties().static_local_memory, 0u) << "the known difference no longer shows";
     } else {
-        EXPECT_GE(kernel.static_local_memory(), 64 * sizeof(float));
+        EXPECT_GE(kernel.properties().static_local_memory, 64 * sizeof(float));
     }
-    EXPECT_LE(kernel.static_local_memory(), props().local_memory_per_block);
+    EXPECT_LE(kernel.properties().static_local_memory, props().local_memory_per_block);
 
     const std::size_t n = 1000;
-    const std::size_t block = std::min<std::uint64_t>(128, kernel.max_block_size());
+    const std::size_t block = std::min<std::uint64_t>(128, kernel.properties().max_block_size);
     Buffer<float> out = device().alloc<float>(n);
     queue().fill(BufferView<float>(out), poison());
     queue().launch(kernel, Range::cover(n, block), out, static_cast<std::uint32_t>(n));
@@ -118,8 +205,8 @@ TEST_P(KernelConformance, DynamicLocalMemoryServesAReduction)
     Buffer<float> in = make_buffer(device(), queue(), values);
     bool ran = false;
     for (const std::size_t block : {std::size_t{1}, std::size_t{64}, std::size_t{128}, std::size_t{256}}) {
-        if (block > kernel.max_block_size() || block > props().max_block_dims[0] ||
-            block * sizeof(float) + kernel.static_local_memory() > props().local_memory_per_block) {
+        if (block > kernel.properties().max_block_size || block > props().max_block_dims[0] ||
+            block * sizeof(float) + kernel.properties().static_local_memory > props().local_memory_per_block) {
             continue; // this block does not fit the device; the others cover the kernel
         }
         SCOPED_TRACE("block " + dec(block));
@@ -417,8 +504,7 @@ TEST_P(KernelConformance, EmptyKernelHandleIsRefused)
 TEST(KernelEmptyHandleDeathTest, EveryUseIsRefused)
 {
     DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)Kernel{}.name());
-    DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)Kernel{}.max_block_size());
-    DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)Kernel{}.static_local_memory());
+    DUET_EXPECT_REFUSED_WITHOUT_CRASH((void)Kernel{}.properties());
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(KernelConformance);

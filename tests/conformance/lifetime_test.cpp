@@ -28,7 +28,7 @@ protected:
     Event enqueue_slow_work(Queue& queue, const Buffer<float>& data)
     {
         const Kernel spin = test_kernel(device(), "spin");
-        const std::size_t block = std::min<std::uint64_t>(64, spin.max_block_size());
+        const std::size_t block = std::min<std::uint64_t>(64, spin.properties().max_block_size);
         const auto n = static_cast<std::uint32_t>(data.size());
         queue.launch(spin, Range::cover(n, block), data, 3.0f, spin_iterations(), n);
         return queue.record();

@@ -228,7 +228,7 @@ TEST_P(QueueConformance, RecordAndWaitOrderTwoQueues)
     const std::size_t n = is_cpu() ? (std::size_t{1} << 14) : (std::size_t{1} << 20);
     const std::uint32_t iterations = is_cpu() ? 3000 : 20000;
     const Kernel spin = test_kernel(device(), "spin");
-    const std::size_t block = std::min<std::uint64_t>(64, spin.max_block_size());
+    const std::size_t block = std::min<std::uint64_t>(64, spin.properties().max_block_size);
 
     const std::vector<float> initial = random_floats(n, test_seed());
     Buffer<float> data = make_buffer(device(), queue(), initial);

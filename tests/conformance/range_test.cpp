@@ -118,7 +118,7 @@ protected:
         EXPECT_TRUE(bitwise_equal(initial, download(queue(), out))) << "a refused launch ran";
     }
 
-    std::string kernel_limit(const char* name) { return dec(test_kernel(device(), name).max_block_size()); }
+    std::string kernel_limit(const char* name) { return dec(test_kernel(device(), name).properties().max_block_size); }
 };
 
 TEST_P(RangeConformance, OneDimensionalLaunchCoversItsItemsOnce)
@@ -144,7 +144,7 @@ TEST_P(RangeConformance, BlockOfTheKernelsLimitLaunches)
 {
     // The limit itself is allowed: validation is not off by one.
     const Kernel kernel = test_kernel(device(), "fill_value");
-    const std::size_t block = std::min<std::uint64_t>(kernel.max_block_size(), props().max_block_dims[0]);
+    const std::size_t block = std::min<std::uint64_t>(kernel.properties().max_block_size, props().max_block_dims[0]);
     const std::size_t n = block * 3 + 1;
     Buffer<float> out = device().alloc<float>(n);
     queue().launch(kernel, Range::cover(n, block), out, 4.0f, static_cast<std::uint32_t>(n));
@@ -158,15 +158,17 @@ TEST_P(RangeConformance, BlockAboveTheDeviceMaximumIsRefused)
                    {dec(max), kernel_limit("fill_value"), dec(props().max_block_dims[0])});
 }
 
-// A block the device takes but this kernel's build does not is a limit of this device and driver
-// (another may launch it: NVIDIA's OpenCL caps some kernels at 256 where CUDA takes 1024), so
-// Unsupported; where the kernel's limit is the device's, the device's refusal comes first.
+// A block the device takes but this kernel's registers, or its driver, rule out is a limit of this
+// device (another may launch it), so Unsupported; one the kernel's own declaration rules out is the
+// caller's error; where the kernel's limit is the device's, the device's refusal comes first.
 TEST_P(RangeConformance, BlockAboveTheKernelMaximumIsRefused)
 {
-    const std::uint64_t kernel_max = test_kernel(device(), "fill_value").max_block_size();
+    const KernelProperties kernel = test_kernel(device(), "fill_value").properties();
+    const std::uint64_t kernel_max = kernel.max_block_size;
     const std::initializer_list<std::string> limits{dec(kernel_max), dec(props().max_block_size),
                                                     dec(props().max_block_dims[0])};
-    if (kernel_max < props().max_block_size && kernel_max < props().max_block_dims[0]) {
+    if (kernel_max < props().max_block_size && kernel_max < props().max_block_dims[0] &&
+        kernel.max_block_limit != BlockLimit::declared) {
         expect_refused<Unsupported>(Range::grid_block(1, kernel_max + 1), limits);
     } else {
         expect_refused(Range::grid_block(1, kernel_max + 1), limits);
@@ -216,7 +218,7 @@ TEST_P(RangeConformance, LocalMemoryAboveTheLimitIsRefused)
 {
     // Above both the default and the opt-in limit: no device can grant it.
     const std::uint64_t limit = std::max(props().local_memory_per_block, props().local_memory_per_block_optin);
-    const std::uint64_t static_bytes = test_kernel(device(), "reduce_sum").static_local_memory();
+    const std::uint64_t static_bytes = test_kernel(device(), "reduce_sum").properties().static_local_memory;
     expect_refused(Range::grid_block(1, 64),
                    {dec(limit), dec(props().local_memory_per_block), dec(limit - static_bytes)}, true, limit + 1);
 }

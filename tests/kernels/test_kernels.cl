@@ -116,9 +116,35 @@ __kernel void pitched_scale(__global float* data, const uint pitch_bytes, const 
     }
 }
 
-// Declares the one block size it runs with, 64: a launch with another block is refused by the
-// driver (CL_INVALID_WORK_GROUP_SIZE) rather than by duet's own checks.
+// Declares the one block size it runs with, 64 (read back as CL_KERNEL_COMPILE_WORK_GROUP_SIZE):
+// a launch with another block is the caller's error.
 __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void fixed_block(__global float* out)
 {
     out[get_global_id(0)] = 1.0f;
+}
+
+// Keeps 96 floats live across a chain of dependent updates, so that a GPU compiler holds them in
+// registers (127 a work-item on an H100): too many for a block of 1024 in a register file of 65536.
+__kernel void register_heavy(__global const float* in, __global float* out, const uint n)
+{
+    const uint i = get_global_id(0);
+    float live[96];
+#pragma unroll
+    for (uint j = 0; j < 96; ++j) {
+        live[j] = in[(i + j * 977u) % n];
+    }
+    for (uint round = 0; round < 8; ++round) {
+#pragma unroll
+        for (uint j = 0; j < 96; ++j) {
+            live[j] = live[j] * live[(j + 1) % 96] + live[(j + 7) % 96];
+        }
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (uint j = 0; j < 96; ++j) {
+        sum += live[j];
+    }
+    if (i < n) {
+        out[i] = sum;
+    }
 }

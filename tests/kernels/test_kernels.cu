@@ -106,3 +106,29 @@ extern "C" __global__ void __launch_bounds__(64) fixed_block(float* out)
 {
     out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
 }
+
+// Keeps 96 floats live across a chain of dependent updates, so that the compiler holds them in
+// registers: too many for a block of 1024 in a register file of 65536.
+extern "C" __global__ void register_heavy(const float* in, float* out, unsigned int n)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float live[96];
+#pragma unroll
+    for (unsigned int j = 0; j < 96; ++j) {
+        live[j] = in[(i + j * 977u) % n];
+    }
+    for (unsigned int round = 0; round < 8; ++round) {
+#pragma unroll
+        for (unsigned int j = 0; j < 96; ++j) {
+            live[j] = live[j] * live[(j + 1) % 96] + live[(j + 7) % 96];
+        }
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (unsigned int j = 0; j < 96; ++j) {
+        sum += live[j];
+    }
+    if (i < n) {
+        out[i] = sum;
+    }
+}

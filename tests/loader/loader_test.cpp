@@ -106,8 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"fault_missing_dependency", {{"libduet_absent_dependency.so"}, {"cannot open shared object file"}}},
         FaultCase{"fault_table_size_zero",
                   {{"declares a size of 0 bytes"},
-                   {"at least " + std::to_string(offsetof(duet_backend_v1, kernel_limits) +
-                                                 sizeof(duet_backend_v1::kernel_limits))}}},
+                   {"at least " + std::to_string(offsetof(duet_backend_v1, kernel_properties) +
+                                                 sizeof(duet_backend_v1::kernel_properties))}}},
         FaultCase{"fault_short_table",
                   {{"declares a size of " + std::to_string(offsetof(duet_backend_v1, queue_create)) + " bytes"},
                    {"at least"}}},
@@ -218,7 +218,7 @@ TEST(Loader, AnOlderMinorTableLoadsAndTheSlotsItLacksAreUnsupported)
     ASSERT_TRUE(info->loaded) << info->reason;
     EXPECT_EQ(info->version, "fake 1.0");
     const Kernel kernel = fake_kernel(registry, "fake_older_minor_table");
-    EXPECT_EQ(kernel.max_block_size(), 1u);
+    EXPECT_EQ(kernel.properties().max_block_size, 1u);
     // The plugin's memory past its declared size holds a set_cache_preference that succeeds: the
     // core must not have read it.
     auto error = expect_error<Unsupported>([&] { kernel.set_cache_preference(CachePreference::prefer_l1); });

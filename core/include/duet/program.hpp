@@ -2,6 +2,7 @@
 // and -D defines, cached in memory and on disk; kernels looked up by name.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -63,6 +64,29 @@ struct KernelParameterInfo {
     std::string type_name;                                            ///< as the driver spells it: "float*", "uint"
 };
 
+/// What sets a kernel's largest block on its device.
+enum class BlockLimit {
+    device,    ///< nothing beyond the device's own maximum
+    declared,  ///< the kernel's declaration (reqd_work_group_size, __launch_bounds__): a larger block is the caller's error
+    registers, ///< its registers a work-item times the block would exceed the device's register file
+    driver     ///< the driver's figure (CL_KERNEL_WORK_GROUP_SIZE), with no cause given
+};
+
+std::string_view to_string(BlockLimit limit);
+
+/// One kernel on its device. Zero where the backend does not know.
+struct KernelProperties {
+    std::uint64_t max_block_size = 0; ///< the most work-items a block of this kernel can have on this device
+    BlockLimit max_block_limit = BlockLimit::device;     ///< what sets max_block_size
+    std::array<std::uint64_t, 3> required_block{};       ///< reqd_work_group_size; zeros when none is declared
+    std::uint64_t static_local_memory = 0;               ///< CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+    std::uint64_t private_memory = 0;                    ///< bytes a work-item, spills and stack
+    std::uint32_t registers = 0;                         ///< a work-item; on OpenCL only NVIDIA's compiler says
+    /// What the API's own query answers (CL_KERNEL_WORK_GROUP_SIZE / CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK):
+    /// on NVIDIA's OpenCL, 256 for every kernel, which its launches do not keep to.
+    std::uint64_t driver_max_block_size = 0;
+};
+
 /// Threads: a kernel may be launched from several threads and queues at once, each launch with
 /// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
 /// enqueues under a lock of the kernel's own).
@@ -72,11 +96,8 @@ public:
     explicit Kernel(std::shared_ptr<const detail::KernelState> state) : state_(std::move(state)) {}
 
     const std::string& name() const;
-    /// Work-items per block this kernel can launch with (CL_KERNEL_WORK_GROUP_SIZE /
-    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
-    std::uint64_t max_block_size() const;
-    /// Local memory the kernel declares statically (CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES).
-    std::uint64_t static_local_memory() const;
+    /// Its limits and resources on its device, read once when the kernel was looked up.
+    const KernelProperties& properties() const;
     /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
     /// and throws Unsupported.
     void set_cache_preference(CachePreference preference) const;

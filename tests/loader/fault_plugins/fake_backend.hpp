@@ -111,9 +111,9 @@ inline duet_backend_v1 table(const char* name)
         });
     };
     t.kernel_release = [](duet_kernel) { return DUET_SUCCESS; };
-    t.kernel_limits = [](duet_kernel, uint64_t* max_block_size, uint64_t* static_local_memory) {
-        *max_block_size = 1;
-        *static_local_memory = 0;
+    t.kernel_properties = [](duet_kernel, duet_kernel_properties* properties) {
+        properties->max_block_size = 1;
+        properties->max_block_limit = DUET_BLOCK_LIMIT_DECLARED;
         return DUET_SUCCESS;
     };
     t.extension = [](const char* name, duet_function* function) {

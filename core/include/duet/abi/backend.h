@@ -16,8 +16,9 @@ extern "C" {
  * core accepts a backend whose major equals its own; slots past the backend's reported table size
  * are treated as "not supported", and a table too small to hold every required slot is refused.
  * 2.0: sized structs (the size field first), and the CUDA-only cache preference reached through
- * the extension slot rather than a slot of its own. */
-#define DUET_ABI_MAJOR 2
+ * the extension slot rather than a slot of its own. 3.0: kernel_properties, with what sets a
+ * kernel's largest block, in the place of kernel_limits. */
+#define DUET_ABI_MAJOR 3
 #define DUET_ABI_MINOR 0
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
 #define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
@@ -164,6 +165,27 @@ typedef enum duet_program_format {
 } duet_program_format;
 
 typedef void (*duet_program_sink)(void* context, const void* data, size_t size);
+
+/* What sets a kernel's largest block on a device, so that the core can tell a launch the caller
+ * got wrong (a block the kernel itself rules out) from one this device and driver cannot run. */
+typedef enum duet_block_limit {
+    DUET_BLOCK_LIMIT_DEVICE = 0,    /* nothing beyond the device's own maximum */
+    DUET_BLOCK_LIMIT_DECLARED = 1,  /* the kernel's declaration: reqd_work_group_size, __launch_bounds__ */
+    DUET_BLOCK_LIMIT_REGISTERS = 2, /* its registers a work-item times the block exceed the register file */
+    DUET_BLOCK_LIMIT_DRIVER = 3     /* the driver's figure, with no cause given (CL_KERNEL_WORK_GROUP_SIZE) */
+} duet_block_limit;
+
+/* One kernel on its device. Zero means "not known on this backend". */
+typedef struct duet_kernel_properties {
+    size_t size;                  /* see "Structs that a backend fills" above */
+    uint64_t max_block_size;      /* the most work-items a block of this kernel can have here */
+    duet_block_limit max_block_limit;
+    uint64_t required_block[3];   /* reqd_work_group_size; zeros when the kernel declares none */
+    uint64_t static_local_memory; /* CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+    uint64_t private_memory;      /* per work-item, spills and stack: CL_KERNEL_PRIVATE_MEM_SIZE / LOCAL_SIZE_BYTES */
+    uint32_t registers;           /* per work-item: CU_FUNC_ATTRIBUTE_NUM_REGS; NVIDIA's OpenCL build log */
+    uint64_t driver_max_block_size; /* what the API's own query answers, where it differs in meaning */
+} duet_kernel_properties;
 typedef void (*duet_function)(void);
 
 /* Every slot of the function table, written once: X(name, required, parameters). Each slot is a
@@ -242,8 +264,8 @@ typedef void (*duet_function)(void);
                                                                                                                        \
     X(kernel_create, 1, (duet_program program, const char* name, duet_kernel* kernel))                                 \
     X(kernel_release, 1, (duet_kernel kernel))                                                                         \
-    /* Kernel-specific limits: work-items per block and static local memory. */                                        \
-    X(kernel_limits, 1, (duet_kernel kernel, uint64_t * max_block_size, uint64_t * static_local_memory))               \
+    /* The kernel's limits and resources on its device. */                                                             \
+    X(kernel_properties, 1, (duet_kernel kernel, duet_kernel_properties * properties))                                 \
                                                                                                                        \
     /* What one backend has and the others lack, by name (DUET_EXTENSION_*), so that the table */                      \
     /* stays common: DUET_ERROR_NOT_FOUND, and *function NULL, for a name the backend lacks. */                        \
