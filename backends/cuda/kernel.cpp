@@ -20,14 +20,18 @@ int function_attribute(CUfunction function, CUfunction_attribute attribute)
 duet_kernel_properties properties_of(CUfunction function, const duet_device_s& device)
 {
     duet_kernel_properties properties{};
-    properties.max_block_size = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+    properties.max_block_size =
+        static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
     properties.driver_max_block_size = properties.max_block_size;
-    properties.static_local_memory = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
-    properties.private_memory = static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+    properties.static_local_memory =
+        static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    properties.private_memory =
+        static_cast<std::uint64_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
     properties.registers = static_cast<std::uint32_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_NUM_REGS));
     const auto device_max = static_cast<std::uint64_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
     const std::uint64_t by_registers = block_limit_by_registers(
-        properties.registers, static_cast<std::uint32_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)),
+        properties.registers,
+        static_cast<std::uint32_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)),
         static_cast<std::uint32_t>(attribute(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)));
     if (properties.max_block_size >= device_max)
         properties.max_block_limit = DUET_BLOCK_LIMIT_DEVICE;

@@ -43,7 +43,8 @@ duet_kernel_properties properties_of(cl_kernel kernel, const duet_program_s& pro
     properties.driver_max_block_size = work_group_info<std::size_t>(kernel, device.id, CL_KERNEL_WORK_GROUP_SIZE);
     properties.static_local_memory = work_group_info<cl_ulong>(kernel, device.id, CL_KERNEL_LOCAL_MEM_SIZE);
     properties.private_memory = work_group_info<cl_ulong>(kernel, device.id, CL_KERNEL_PRIVATE_MEM_SIZE);
-    const auto required = work_group_info<std::array<std::size_t, 3>>(kernel, device.id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE);
+    const auto required =
+        work_group_info<std::array<std::size_t, 3>>(kernel, device.id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE);
     std::copy(required.begin(), required.end(), properties.required_block);
     const auto registers = program.kernel_registers.find(name);
     properties.registers = registers == program.kernel_registers.end() ? 0 : registers->second;
@@ -52,7 +53,8 @@ duet_kernel_properties properties_of(cl_kernel kernel, const duet_program_s& pro
         block_limit_by_registers(properties.registers, device.registers_per_block, device.warp_width);
     if (by_registers != 0) {
         properties.max_block_size = std::min(by_registers, device.max_block_size);
-        properties.max_block_limit = by_registers < device.max_block_size ? DUET_BLOCK_LIMIT_REGISTERS : DUET_BLOCK_LIMIT_DEVICE;
+        properties.max_block_limit =
+            by_registers < device.max_block_size ? DUET_BLOCK_LIMIT_REGISTERS : DUET_BLOCK_LIMIT_DEVICE;
     } else {
         properties.max_block_size = properties.driver_max_block_size;
         properties.max_block_limit =

@@ -366,9 +366,9 @@ duet_status program_create(duet_device device, duet_program_format format, const
             info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
         created->kernel_arguments = recorded ? matched_to_driver(*created, std::move(recorded->kernel_arguments))
                                              : kernel_arguments_from_driver(*created);
-        created->kernel_registers = recorded ? std::move(recorded->kernel_registers)
-                                   : created->device->nv_compiler_options ? registers_from_log(build_log(*created))
-                                                                          : KernelRegisterMap{};
+        created->kernel_registers = recorded                               ? std::move(recorded->kernel_registers)
+                                    : created->device->nv_compiler_options ? registers_from_log(build_log(*created))
+                                                                           : KernelRegisterMap{};
         *program = created.release();
     });
 }

@@ -248,8 +248,8 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
             if (code != CL_SUCCESS) [[unlikely]]
                 fail_argument(*kernel, i, code);
         }
-        const cl_int code =
-            clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0, nullptr, nullptr);
+        const cl_int code = clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0,
+                                                   nullptr, nullptr);
         if (code == CL_OUT_OF_RESOURCES) [[unlikely]]
             fail_out_of_resources(*kernel, *range);
         check(code, "clEnqueueNDRangeKernel");

@@ -6,8 +6,8 @@
 #include "state.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>

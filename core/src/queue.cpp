@@ -175,8 +175,8 @@ template <class Dims> std::string dims_text(const Dims& dims)
     const KernelProperties& kp = kernel.properties;
     const std::string shape = dims_text(block);
     const std::uint64_t threads = block[0] * block[1] * block[2];
-    const std::string start = "kernel '" + kernel.name + "': block of " + shape + " = " + std::to_string(threads) +
-                              " work-items";
+    const std::string start =
+        "kernel '" + kernel.name + "': block of " + shape + " = " + std::to_string(threads) + " work-items";
     if (kp.required_block[0] != 0) {
         detail::fail<InvalidArgument>(backend, call,
                                       start + ", but the kernel declares its block as " + dims_text(kp.required_block) +
@@ -196,9 +196,10 @@ template <class Dims> std::string dims_text(const Dims& dims)
     case BlockLimit::driver:
         break;
     }
-    detail::fail<Unsupported>(backend, call,
-                              start + " exceeds the kernel's max_block_size " + std::to_string(kp.max_block_size) +
-                                  " on this device, as the driver reports it (CL_KERNEL_WORK_GROUP_SIZE; no cause given)");
+    detail::fail<Unsupported>(
+        backend, call,
+        start + " exceeds the kernel's max_block_size " + std::to_string(kp.max_block_size) +
+            " on this device, as the driver reports it (CL_KERNEL_WORK_GROUP_SIZE; no cause given)");
 }
 
 } // namespace

@@ -79,15 +79,19 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 }
 
 // A work-group computes a MATMUL_BM × MATMUL_BN tile of C, each of its (BM/TM) × (BN/TN)
-// work-items a TM × TN register tile: rows ty + i·(BM/TM), columns tx + j·(BN/TN), so that
-// neighbouring work-items read neighbouring local-memory words (no bank conflicts) and write
-// neighbouring columns of C. The group walks K in steps of MATMUL_BK through two local buffers:
+// work-items a TM × TN register tile made of 4 × 4 pieces: rows 4·ty + r + g·4·(BM/TM) and
+// columns 4·tx + s + h·4·(BN/TN), for r, s < 4, so that a work-item reads its column of A's tile
+// and its row of B's as float4s from local memory (four words an instruction, which the
+// multiplications would otherwise wait on) and neighbouring work-items touch neighbouring
+// float4s: no bank conflicts. The group walks K in steps of MATMUL_BK through two local buffers:
 // while it multiplies one step's tiles it holds the next step's loads in registers, then stores
-// them into the other buffer, one barrier a step. A's tile is stored transposed, its rows padded
-// by 32 / BK floats so that the transposing stores of a sub-group of 32 hit 32 different banks,
-// for contiguous reads of its columns. Loads past an edge of A or B read zeros and stores past an edge of C are
-// skipped: any M, N, K. The sizes are build-time defines, the same as matmul.cu's, so that a tuner can rebuild the
-// kernel with others.
+// them into the other buffer, one barrier a step. Global loads are float4s along the rows of A
+// and of B when K and N are multiples of 4 (every float4 then lies wholly inside or outside its
+// matrix), and the same four elements one by one otherwise; the choice is the same for every
+// work-item. A's tile is stored transposed, its rows padded by 4 floats, which keeps them
+// 16-byte aligned and spreads the transposing stores of a sub-group over the banks. Loads past an
+// edge read zeros and stores past an edge of C are skipped: any M, N, K. The sizes are build-time
+// defines, the same as matmul.cu's, so that a tuner can rebuild the kernel with others.
 #ifndef MATMUL_BM
 #define MATMUL_BM 128
 #endif
@@ -103,51 +107,67 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
-#define MATMUL_A_PAD (32 / MATMUL_BK)
+#define MATMUL_A_PAD 4
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
 #define MATMUL_THREADS (MATMUL_THREADS_X * MATMUL_THREADS_Y)
-#define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / MATMUL_THREADS)
-#define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / MATMUL_THREADS)
-#if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || (MATMUL_BM * MATMUL_BK) % MATMUL_THREADS ||                      \
-    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS || 32 % MATMUL_BK
-#error "matmul_blocked: each work-item loads a whole number of A's and B's elements a step, and BK divides 32"
+#define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / 4 / MATMUL_THREADS)
+#define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / 4 / MATMUL_THREADS)
+#if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || MATMUL_TM % 4 || MATMUL_TN % 4 || MATMUL_BK % 4 ||               \
+    (MATMUL_BM * MATMUL_BK) % (4 * MATMUL_THREADS) || (MATMUL_BK * MATMUL_BN) % (4 * MATMUL_THREADS)
+#error "matmul_blocked: TM, TN and BK are multiples of 4, and each work-item loads a whole number of float4s a step"
 #endif
 
-// This work-item's share of the step at `base`: A's elements row by row (BK consecutive floats of
-// a row each), B's along its rows (BN consecutive floats): consecutive work-items, consecutive words.
-void matmul_blocked_load(__global const float* restrict a, __global const float* restrict b, float* a_next,
-                         float* b_next, const uint thread, const uint row0, const uint col0, const uint base,
-                         const uint m, const uint n, const uint k)
+// Four consecutive elements of a row of a `rows` × `columns` matrix from `column` on: one float4
+// where `vector` says every row starts 16-byte aligned and `columns` is a multiple of 4, else
+// one by one, zeros past the edges.
+float4 matmul_load4(__global const float* restrict matrix, const uint row, const uint column, const uint rows,
+                    const uint columns, const bool vector)
+{
+    __global const float* at = matrix + row * columns + column;
+    if (vector) {
+        return row < rows && column < columns ? *(__global const float4*)at : (float4)(0.0f);
+    }
+    const bool inside = row < rows;
+    return (float4)(inside && column < columns ? at[0] : 0.0f, inside && column + 1 < columns ? at[1] : 0.0f,
+                    inside && column + 2 < columns ? at[2] : 0.0f, inside && column + 3 < columns ? at[3] : 0.0f);
+}
+
+// This work-item's share of the step at `base`: float4s of A's rows (BK / 4 to a row) and of B's
+// (BN / 4 to a row), consecutive work-items reading consecutive float4s.
+void matmul_blocked_load(__global const float* restrict a, __global const float* restrict b, float4* a_next,
+                         float4* b_next, const uint thread, const uint row0, const uint col0, const uint base,
+                         const uint m, const uint n, const uint k, const bool vector_a, const bool vector_b)
 {
 #pragma unroll
     for (uint l = 0; l < MATMUL_A_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        const uint row = row0 + at / MATMUL_BK;
-        const uint col = base + at % MATMUL_BK;
-        a_next[l] = row < m && col < k ? a[row * k + col] : 0.0f;
+        a_next[l] = matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k, vector_a);
     }
 #pragma unroll
     for (uint l = 0; l < MATMUL_B_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        const uint row = base + at / MATMUL_BN;
-        const uint col = col0 + at % MATMUL_BN;
-        b_next[l] = row < k && col < n ? b[row * n + col] : 0.0f;
+        b_next[l] = matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k, n, vector_b);
     }
 }
 
 void matmul_blocked_store(__local float (*a_tile)[MATMUL_BM + MATMUL_A_PAD], __local float (*b_tile)[MATMUL_BN],
-                          const float* a_next, const float* b_next, const uint thread)
+                          const float4* a_next, const float4* b_next, const uint thread)
 {
 #pragma unroll
     for (uint l = 0; l < MATMUL_A_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        a_tile[at % MATMUL_BK][at / MATMUL_BK] = a_next[l];
+        const uint row = at / (MATMUL_BK / 4);
+        const uint kk = at % (MATMUL_BK / 4) * 4;
+        a_tile[kk][row] = a_next[l].x;
+        a_tile[kk + 1][row] = a_next[l].y;
+        a_tile[kk + 2][row] = a_next[l].z;
+        a_tile[kk + 3][row] = a_next[l].w;
     }
 #pragma unroll
     for (uint l = 0; l < MATMUL_B_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        b_tile[at / MATMUL_BN][at % MATMUL_BN] = b_next[l];
+        *(__local float4*)&b_tile[at / (MATMUL_BN / 4)][at % (MATMUL_BN / 4) * 4] = b_next[l];
     }
 }
 
@@ -155,16 +175,22 @@ __kernel __attribute__((reqd_work_group_size(MATMUL_THREADS_X, MATMUL_THREADS_Y,
 matmul_blocked(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
                const uint m, const uint n, const uint k)
 {
-    __local float a_tile[2][MATMUL_BK][MATMUL_BM + MATMUL_A_PAD];
-    __local float b_tile[2][MATMUL_BK][MATMUL_BN];
+    __local float4 a_storage[2 * MATMUL_BK * (MATMUL_BM + MATMUL_A_PAD) / 4];
+    __local float4 b_storage[2 * MATMUL_BK * MATMUL_BN / 4];
+    // float4 storage seen as floats: the tiles' rows are then 16-byte aligned for the float4 reads.
+    __local float(*a_tile)[MATMUL_BK][MATMUL_BM + MATMUL_A_PAD] =
+        (__local float(*)[MATMUL_BK][MATMUL_BM + MATMUL_A_PAD]) a_storage;
+    __local float(*b_tile)[MATMUL_BK][MATMUL_BN] = (__local float(*)[MATMUL_BK][MATMUL_BN])b_storage;
     const uint tx = get_local_id(0);
     const uint ty = get_local_id(1);
     const uint thread = ty * MATMUL_THREADS_X + tx;
     const uint row0 = get_group_id(1) * MATMUL_BM;
     const uint col0 = get_group_id(0) * MATMUL_BN;
+    const bool vector_a = k % 4 == 0;
+    const bool vector_b = n % 4 == 0;
 
-    float a_next[MATMUL_A_LOADS];
-    float b_next[MATMUL_B_LOADS];
+    float4 a_next[MATMUL_A_LOADS];
+    float4 b_next[MATMUL_B_LOADS];
     float sum[MATMUL_TM][MATMUL_TN];
 #pragma unroll
     for (uint i = 0; i < MATMUL_TM; ++i) {
@@ -173,26 +199,35 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
             sum[i][j] = 0.0f;
         }
     }
-    matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, 0, m, n, k);
+    matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, 0, m, n, k, vector_a, vector_b);
     matmul_blocked_store(a_tile[0], b_tile[0], a_next, b_next, thread);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint buffer = 0;
     for (uint base = 0; base < k; base += MATMUL_BK) {
         const bool more = base + MATMUL_BK < k;
         if (more) {
-            matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, base + MATMUL_BK, m, n, k);
+            matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, base + MATMUL_BK, m, n, k, vector_a,
+                                vector_b);
         }
 #pragma unroll
         for (uint kk = 0; kk < MATMUL_BK; ++kk) {
             float a_column[MATMUL_TM];
             float b_row[MATMUL_TN];
 #pragma unroll
-            for (uint i = 0; i < MATMUL_TM; ++i) {
-                a_column[i] = a_tile[buffer][kk][ty + i * MATMUL_THREADS_Y];
+            for (uint g = 0; g < MATMUL_TM / 4; ++g) {
+                const float4 piece = *(__local const float4*)&a_tile[buffer][kk][4 * (ty + g * MATMUL_THREADS_Y)];
+                a_column[4 * g] = piece.x;
+                a_column[4 * g + 1] = piece.y;
+                a_column[4 * g + 2] = piece.z;
+                a_column[4 * g + 3] = piece.w;
             }
 #pragma unroll
-            for (uint j = 0; j < MATMUL_TN; ++j) {
-                b_row[j] = b_tile[buffer][kk][tx + j * MATMUL_THREADS_X];
+            for (uint h = 0; h < MATMUL_TN / 4; ++h) {
+                const float4 piece = *(__local const float4*)&b_tile[buffer][kk][4 * (tx + h * MATMUL_THREADS_X)];
+                b_row[4 * h] = piece.x;
+                b_row[4 * h + 1] = piece.y;
+                b_row[4 * h + 2] = piece.z;
+                b_row[4 * h + 3] = piece.w;
             }
 #pragma unroll
             for (uint i = 0; i < MATMUL_TM; ++i) {
@@ -211,12 +246,23 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     }
 #pragma unroll
     for (uint i = 0; i < MATMUL_TM; ++i) {
-        const uint row = row0 + ty + i * MATMUL_THREADS_Y;
+        const uint row = row0 + 4 * (ty + i / 4 * MATMUL_THREADS_Y) + i % 4;
+        if (row >= m) {
+            continue;
+        }
 #pragma unroll
-        for (uint j = 0; j < MATMUL_TN; ++j) {
-            const uint col = col0 + tx + j * MATMUL_THREADS_X;
-            if (row < m && col < n) {
-                c[row * n + col] = sum[i][j];
+        for (uint h = 0; h < MATMUL_TN / 4; ++h) {
+            const uint col = col0 + 4 * (tx + h * MATMUL_THREADS_X);
+            if (vector_b && col < n) {
+                *(__global float4*)&c[row * n + col] =
+                    (float4)(sum[i][4 * h], sum[i][4 * h + 1], sum[i][4 * h + 2], sum[i][4 * h + 3]);
+                continue;
+            }
+#pragma unroll
+            for (uint s = 0; s < 4; ++s) {
+                if (col + s < n) {
+                    c[row * n + col + s] = sum[i][4 * h + s];
+                }
             }
         }
     }

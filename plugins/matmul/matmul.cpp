@@ -60,12 +60,12 @@ std::optional<std::string> BlockedTiles::invalid_reason() const
     if (bm == 0 || bn == 0 || bk == 0 || tm == 0 || tn == 0 || bm % tm != 0 || bn % tn != 0) {
         return "tiles " + name() + ": every size above 0, and tm dividing bm, tn dividing bn";
     }
-    if (32 % bk != 0) {
-        return "tiles " + name() + ": bk must divide 32 (A's tile rows are padded by 32 / bk floats)";
+    if (tm % 4 != 0 || tn % 4 != 0 || bk % 4 != 0) {
+        return "tiles " + name() + ": tm, tn and bk must be multiples of 4 (the kernel moves float4s)";
     }
-    if ((bm * bk) % threads() != 0 || (bk * bn) % threads() != 0) {
-        return "tiles " + name() + ": a step's " + std::to_string(bm * bk) + " elements of A and " +
-               std::to_string(bk * bn) + " of B must share out evenly over the " + std::to_string(threads()) +
+    if ((bm * bk) % (4 * threads()) != 0 || (bk * bn) % (4 * threads()) != 0) {
+        return "tiles " + name() + ": a step's " + std::to_string(bm * bk / 4) + " float4s of A and " +
+               std::to_string(bk * bn / 4) + " of B must share out evenly over the " + std::to_string(threads()) +
                " threads";
     }
     return std::nullopt;
@@ -73,9 +73,9 @@ std::optional<std::string> BlockedTiles::invalid_reason() const
 
 const std::vector<BlockedTiles>& blocked_candidates()
 {
-    static const std::vector<BlockedTiles> candidates{{128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 8, 8, 4},
-                                                      {64, 128, 8, 4, 8},  {64, 64, 8, 4, 4},    {64, 64, 16, 4, 4},
-                                                      {128, 64, 16, 8, 8}, {64, 128, 16, 8, 8}};
+    static const std::vector<BlockedTiles> candidates{{128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 16, 8, 4},
+                                                      {64, 128, 16, 4, 8}, {128, 64, 16, 8, 8},  {64, 128, 16, 8, 8},
+                                                      {64, 64, 16, 4, 4},  {64, 64, 16, 8, 8}};
     return candidates;
 }
 

@@ -70,15 +70,19 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 }
 
 // A block computes a MATMUL_BM × MATMUL_BN tile of C, each of its (BM/TM) × (BN/TN) threads a
-// TM × TN register tile: rows ty + i·(BM/TM), columns tx + j·(BN/TN), so that the threads of a
-// warp read neighbouring shared-memory words (no bank conflicts) and write neighbouring columns
-// of C. The block walks K in steps of MATMUL_BK through two shared buffers: while it multiplies
-// one step's tiles it holds the next step's loads in registers, then stores them into the other
-// buffer, one barrier a step. A's tile is stored transposed, its rows padded by 32 / BK floats so
-// that a warp's transposing stores hit 32 different banks, for contiguous reads of its columns.
-// Loads past an edge of A or B read zeros and stores past an edge of C are skipped: any M, N, K.
-// The sizes are compile-time defines, so that a tuner can rebuild the kernel with others (NVRTC
-// on CUDA).
+// TM × TN register tile made of 4 × 4 pieces: rows 4·ty + r + g·4·(BM/TM) and columns
+// 4·tx + s + h·4·(BN/TN), for r, s < 4, so that a thread reads its column of A's tile and its row
+// of B's as float4s from shared memory (four words an instruction, which the multiplications
+// would otherwise wait on) and a warp's neighbouring threads touch neighbouring float4s: no bank
+// conflicts. The block walks K in steps of MATMUL_BK through two shared buffers: while it
+// multiplies one step's tiles it holds the next step's loads in registers, then stores them into
+// the other buffer, one barrier a step. Global loads are float4s along the rows of A and of B
+// when K and N are multiples of 4 (every float4 then lies wholly inside or outside its matrix),
+// and the same four elements one by one otherwise; the choice is the same for every thread. A's
+// tile is stored transposed, its rows padded by 4 floats, which keeps them 16-byte aligned and
+// spreads the transposing stores of a warp over the banks. Loads past an edge read zeros and
+// stores past an edge of C are skipped: any M, N, K. The sizes are compile-time defines, so that
+// a tuner can rebuild the kernel with others (NVRTC on CUDA).
 #ifndef MATMUL_BM
 #define MATMUL_BM 128
 #endif
@@ -94,59 +98,77 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
-#define MATMUL_A_PAD (32 / MATMUL_BK)
+#define MATMUL_A_PAD 4
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
 #define MATMUL_THREADS (MATMUL_THREADS_X * MATMUL_THREADS_Y)
-#define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / MATMUL_THREADS)
-#define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / MATMUL_THREADS)
-#if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || (MATMUL_BM * MATMUL_BK) % MATMUL_THREADS ||                      \
-    (MATMUL_BK * MATMUL_BN) % MATMUL_THREADS || 32 % MATMUL_BK
-#error "matmul_blocked: each thread loads a whole number of A's and B's elements a step, and BK divides 32"
+#define MATMUL_A_LOADS (MATMUL_BM * MATMUL_BK / 4 / MATMUL_THREADS)
+#define MATMUL_B_LOADS (MATMUL_BK * MATMUL_BN / 4 / MATMUL_THREADS)
+#if MATMUL_BM % MATMUL_TM || MATMUL_BN % MATMUL_TN || MATMUL_TM % 4 || MATMUL_TN % 4 || MATMUL_BK % 4 ||               \
+    (MATMUL_BM * MATMUL_BK) % (4 * MATMUL_THREADS) || (MATMUL_BK * MATMUL_BN) % (4 * MATMUL_THREADS)
+#error "matmul_blocked: TM, TN and BK are multiples of 4, and each thread loads a whole number of float4s a step"
 #endif
+
+// Four consecutive elements of a row of a `rows` × `columns` matrix from `column` on: one float4
+// where `vector` says every row starts 16-byte aligned and `columns` is a multiple of 4, else
+// one by one, zeros past the edges.
+__device__ float4 matmul_load4(const float* __restrict__ matrix, unsigned int row, unsigned int column,
+                               unsigned int rows, unsigned int columns, bool vector)
+{
+    const float* at = matrix + row * columns + column;
+    if (vector) {
+        return row < rows && column < columns ? *reinterpret_cast<const float4*>(at) : make_float4(0, 0, 0, 0);
+    }
+    const bool inside = row < rows;
+    return make_float4(inside && column < columns ? at[0] : 0.0f, inside && column + 1 < columns ? at[1] : 0.0f,
+                       inside && column + 2 < columns ? at[2] : 0.0f, inside && column + 3 < columns ? at[3] : 0.0f);
+}
 
 extern "C" __global__ void __launch_bounds__(MATMUL_THREADS)
     matmul_blocked(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned int m,
                    unsigned int n, unsigned int k)
 {
-    __shared__ float a_tile[2][MATMUL_BK][MATMUL_BM + MATMUL_A_PAD];
-    __shared__ float b_tile[2][MATMUL_BK][MATMUL_BN];
+    __shared__ __align__(16) float a_tile[2][MATMUL_BK][MATMUL_BM + MATMUL_A_PAD];
+    __shared__ __align__(16) float b_tile[2][MATMUL_BK][MATMUL_BN];
     const unsigned int tx = threadIdx.x;
     const unsigned int ty = threadIdx.y;
     const unsigned int thread = ty * MATMUL_THREADS_X + tx;
     const unsigned int row0 = blockIdx.y * MATMUL_BM;
     const unsigned int col0 = blockIdx.x * MATMUL_BN;
+    const bool vector_a = k % 4 == 0;
+    const bool vector_b = n % 4 == 0;
 
-    float a_next[MATMUL_A_LOADS];
-    float b_next[MATMUL_B_LOADS];
-    // This thread's share of the step at `base`: A's elements row by row (BK consecutive floats of
-    // a row each), B's along its rows (BN consecutive floats): consecutive threads, consecutive words.
+    float4 a_next[MATMUL_A_LOADS];
+    float4 b_next[MATMUL_B_LOADS];
+    // This thread's share of the step at `base`: float4s of A's rows (BK / 4 to a row) and of B's
+    // (BN / 4 to a row), consecutive threads reading consecutive float4s.
     auto load = [&](unsigned int base) {
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_A_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            const unsigned int row = row0 + at / MATMUL_BK;
-            const unsigned int col = base + at % MATMUL_BK;
-            a_next[l] = row < m && col < k ? a[row * k + col] : 0.0f;
+            a_next[l] = matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k, vector_a);
         }
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_B_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            const unsigned int row = base + at / MATMUL_BN;
-            const unsigned int col = col0 + at % MATMUL_BN;
-            b_next[l] = row < k && col < n ? b[row * n + col] : 0.0f;
+            b_next[l] = matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k, n, vector_b);
         }
     };
     auto store = [&](unsigned int buffer) {
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_A_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            a_tile[buffer][at % MATMUL_BK][at / MATMUL_BK] = a_next[l];
+            const unsigned int row = at / (MATMUL_BK / 4);
+            const unsigned int kk = at % (MATMUL_BK / 4) * 4;
+            a_tile[buffer][kk][row] = a_next[l].x;
+            a_tile[buffer][kk + 1][row] = a_next[l].y;
+            a_tile[buffer][kk + 2][row] = a_next[l].z;
+            a_tile[buffer][kk + 3][row] = a_next[l].w;
         }
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_B_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            b_tile[buffer][at / MATMUL_BN][at % MATMUL_BN] = b_next[l];
+            *reinterpret_cast<float4*>(&b_tile[buffer][at / (MATMUL_BN / 4)][at % (MATMUL_BN / 4) * 4]) = b_next[l];
         }
     };
 
@@ -165,12 +187,22 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS)
             float a_column[MATMUL_TM];
             float b_row[MATMUL_TN];
 #pragma unroll
-            for (unsigned int i = 0; i < MATMUL_TM; ++i) {
-                a_column[i] = a_tile[buffer][kk][ty + i * MATMUL_THREADS_Y];
+            for (unsigned int g = 0; g < MATMUL_TM / 4; ++g) {
+                const float4 piece =
+                    *reinterpret_cast<const float4*>(&a_tile[buffer][kk][4 * (ty + g * MATMUL_THREADS_Y)]);
+                a_column[4 * g] = piece.x;
+                a_column[4 * g + 1] = piece.y;
+                a_column[4 * g + 2] = piece.z;
+                a_column[4 * g + 3] = piece.w;
             }
 #pragma unroll
-            for (unsigned int j = 0; j < MATMUL_TN; ++j) {
-                b_row[j] = b_tile[buffer][kk][tx + j * MATMUL_THREADS_X];
+            for (unsigned int h = 0; h < MATMUL_TN / 4; ++h) {
+                const float4 piece =
+                    *reinterpret_cast<const float4*>(&b_tile[buffer][kk][4 * (tx + h * MATMUL_THREADS_X)]);
+                b_row[4 * h] = piece.x;
+                b_row[4 * h + 1] = piece.y;
+                b_row[4 * h + 2] = piece.z;
+                b_row[4 * h + 3] = piece.w;
             }
 #pragma unroll
             for (unsigned int i = 0; i < MATMUL_TM; ++i) {
@@ -189,12 +221,23 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS)
     }
 #pragma unroll
     for (unsigned int i = 0; i < MATMUL_TM; ++i) {
-        const unsigned int row = row0 + ty + i * MATMUL_THREADS_Y;
+        const unsigned int row = row0 + 4 * (ty + i / 4 * MATMUL_THREADS_Y) + i % 4;
+        if (row >= m) {
+            continue;
+        }
 #pragma unroll
-        for (unsigned int j = 0; j < MATMUL_TN; ++j) {
-            const unsigned int col = col0 + tx + j * MATMUL_THREADS_X;
-            if (row < m && col < n) {
-                c[row * n + col] = sum[i][j];
+        for (unsigned int h = 0; h < MATMUL_TN / 4; ++h) {
+            const unsigned int col = col0 + 4 * (tx + h * MATMUL_THREADS_X);
+            if (vector_b && col < n) {
+                *reinterpret_cast<float4*>(&c[row * n + col]) =
+                    make_float4(sum[i][4 * h], sum[i][4 * h + 1], sum[i][4 * h + 2], sum[i][4 * h + 3]);
+                continue;
+            }
+#pragma unroll
+            for (unsigned int s = 0; s < 4; ++s) {
+                if (col + s < n) {
+                    c[row * n + col + s] = sum[i][4 * h + s];
+                }
             }
         }
     }

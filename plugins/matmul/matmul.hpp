@@ -48,8 +48,9 @@ struct BlockedTiles {
     bool operator==(const BlockedTiles&) const = default;
 };
 
-/// The sizes a tuner tries: 256 threads or fewer a block (NVIDIA's OpenCL caps many kernels at
-/// 256 work-items), 4 × 4 to 8 × 8 registers a thread, steps of 8 or 16.
+/// The sizes a tuner tries: 64 to 256 threads a block (at about 128 registers a thread, two blocks
+/// of 256 fill an SM's register file), 4 × 4 to 8 × 8 results a thread, steps of 8 or 16; tiles of
+/// 64 × 64 for products too small to give every SM a 128 × 128 tile.
 const std::vector<BlockedTiles>& blocked_candidates();
 
 /// "128x128x8/8x8" back into tiles; nullopt for any other text.

@@ -301,7 +301,8 @@ public:
     {
         return {"matmul",
                 "C = A x B in float, row-major, any M, N, K: naive and shared-memory tiled kernels (tiles of 8, 16, "
-                "32), blocked (128 x 128 tiles of C a block, 8 x 8 a thread in registers, double-buffered) against "
+                "32), blocked (tiles of C a block and a thread tuned per device, the thread's in registers, float4 "
+                "loads, double-buffered) against "
                 "the vendor BLAS (cuBLAS, CLBlast) on duet's queues; `batch` independent products run "
                 "sequentially (ordinary memory, one queue), overlapped (pinned memory, one queue per product) or "
                 "fork-joined (pinned memory, one queue per product, forked from and joined onto one queue by events)",

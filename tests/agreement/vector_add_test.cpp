@@ -161,8 +161,8 @@ std::vector<DevicePair> device_pairs()
     const std::vector<float> b = random_floats(n, test_seed() + 1);
     const std::vector<float> one = run_vector_add(first, a, b, 64);
     // Different block sizes on purpose: the geometry must not change an element's result.
-    const std::size_t block =
-        std::min<std::uint64_t>(256, second.build(kernels::vector_add()).kernel("vector_add").properties().max_block_size);
+    const std::size_t block = std::min<std::uint64_t>(
+        256, second.build(kernels::vector_add()).kernel("vector_add").properties().max_block_size);
     const std::vector<float> two = run_vector_add(second, a, b, block);
     return within_ulps(one, two, tolerance::cross_device_ulps);
 }

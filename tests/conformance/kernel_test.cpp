@@ -29,8 +29,8 @@ TEST_P(KernelConformance, PropertiesSayWhatSetsTheLargestBlock)
     EXPECT_EQ(fixed.max_block_size, 64u);
     EXPECT_EQ(fixed.max_block_limit, BlockLimit::declared) << to_string(fixed.max_block_limit);
     // OpenCL's reqd_work_group_size is exact and reported; CUDA's __launch_bounds__ is a maximum.
-    const std::array<std::uint64_t, 3> declared = is_opencl() ? std::array<std::uint64_t, 3>{64, 1, 1}
-                                                              : std::array<std::uint64_t, 3>{};
+    const std::array<std::uint64_t, 3> declared =
+        is_opencl() ? std::array<std::uint64_t, 3>{64, 1, 1} : std::array<std::uint64_t, 3>{};
     EXPECT_EQ(fixed.required_block, declared);
 
     const KernelProperties scale = test_kernel(device(), "scale").properties();
@@ -99,7 +99,8 @@ TEST_P(KernelConformance, AProgramFromItsBinaryKeepsItsKernelProperties)
     BuildOptions options;
     options.use_cache = false;
     const Program built = device().build(kernels::test_kernels(), options);
-    const Program loaded = device().build(ProgramSource{"from_binary", {{ProgramFormat::native, built.binary()}}}, options);
+    const Program loaded =
+        device().build(ProgramSource{"from_binary", {{ProgramFormat::native, built.binary()}}}, options);
     for (const char* name : {"fill_value", "fixed_block", "register_heavy"}) {
         const KernelProperties first = built.kernel(name).properties();
         const KernelProperties again = loaded.kernel(name).properties();

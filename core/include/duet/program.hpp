@@ -67,7 +67,8 @@ struct KernelParameterInfo {
 /// What sets a kernel's largest block on its device.
 enum class BlockLimit {
     device,    ///< nothing beyond the device's own maximum
-    declared,  ///< the kernel's declaration (reqd_work_group_size, __launch_bounds__): a larger block is the caller's error
+    declared,  ///< the kernel's declaration (reqd_work_group_size, __launch_bounds__): a larger block is the caller's
+               ///< error
     registers, ///< its registers a work-item times the block would exceed the device's register file
     driver     ///< the driver's figure (CL_KERNEL_WORK_GROUP_SIZE), with no cause given
 };
@@ -77,11 +78,11 @@ std::string_view to_string(BlockLimit limit);
 /// One kernel on its device. Zero where the backend does not know.
 struct KernelProperties {
     std::uint64_t max_block_size = 0; ///< the most work-items a block of this kernel can have on this device
-    BlockLimit max_block_limit = BlockLimit::device;     ///< what sets max_block_size
-    std::array<std::uint64_t, 3> required_block{};       ///< reqd_work_group_size; zeros when none is declared
-    std::uint64_t static_local_memory = 0;               ///< CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
-    std::uint64_t private_memory = 0;                    ///< bytes a work-item, spills and stack
-    std::uint32_t registers = 0;                         ///< a work-item; on OpenCL only NVIDIA's compiler says
+    BlockLimit max_block_limit = BlockLimit::device; ///< what sets max_block_size
+    std::array<std::uint64_t, 3> required_block{};   ///< reqd_work_group_size; zeros when none is declared
+    std::uint64_t static_local_memory = 0;           ///< CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+    std::uint64_t private_memory = 0;                ///< bytes a work-item, spills and stack
+    std::uint32_t registers = 0;                     ///< a work-item; on OpenCL only NVIDIA's compiler says
     /// What the API's own query answers (CL_KERNEL_WORK_GROUP_SIZE / CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK):
     /// on NVIDIA's OpenCL, 256 for every kernel, which its launches do not keep to.
     std::uint64_t driver_max_block_size = 0;

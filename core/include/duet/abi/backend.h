@@ -177,13 +177,13 @@ typedef enum duet_block_limit {
 
 /* One kernel on its device. Zero means "not known on this backend". */
 typedef struct duet_kernel_properties {
-    size_t size;                  /* see "Structs that a backend fills" above */
-    uint64_t max_block_size;      /* the most work-items a block of this kernel can have here */
+    size_t size;             /* see "Structs that a backend fills" above */
+    uint64_t max_block_size; /* the most work-items a block of this kernel can have here */
     duet_block_limit max_block_limit;
-    uint64_t required_block[3];   /* reqd_work_group_size; zeros when the kernel declares none */
-    uint64_t static_local_memory; /* CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
-    uint64_t private_memory;      /* per work-item, spills and stack: CL_KERNEL_PRIVATE_MEM_SIZE / LOCAL_SIZE_BYTES */
-    uint32_t registers;           /* per work-item: CU_FUNC_ATTRIBUTE_NUM_REGS; NVIDIA's OpenCL build log */
+    uint64_t required_block[3];     /* reqd_work_group_size; zeros when the kernel declares none */
+    uint64_t static_local_memory;   /* CL_KERNEL_LOCAL_MEM_SIZE / CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+    uint64_t private_memory;        /* per work-item, spills and stack: CL_KERNEL_PRIVATE_MEM_SIZE / LOCAL_SIZE_BYTES */
+    uint32_t registers;             /* per work-item: CU_FUNC_ATTRIBUTE_NUM_REGS; NVIDIA's OpenCL build log */
     uint64_t driver_max_block_size; /* what the API's own query answers, where it differs in meaning */
 } duet_kernel_properties;
 typedef void (*duet_function)(void);
