@@ -2,16 +2,7 @@
 // launched back to back through Queue::launch and through clEnqueueNDRangeKernel or
 // cuLaunchKernel on the same queue, the same kernel, the same device. Rounds alternate between
 // the two paths; the median round is reported, in host microseconds per launch.
-#include <duet/duet.hpp>
-
-#include <duet_kernels/empty.hpp>
-
-#include "measure.hpp"
-
-#include <CL/cl.h>
-#ifdef DUET_BENCH_CUDA
-#include <cuda.h>
-#endif
+#include "empty_kernel.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -34,36 +25,12 @@ double per_launch_us(int launches, const std::function<void()>& launch, duet::Qu
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
 }
 
-std::string_view image(duet::ProgramFormat format)
-{
-    for (const auto& candidate : duet::kernels::empty().images) {
-        if (candidate.format == format) {
-            return candidate.data;
-        }
-    }
-    std::fprintf(stderr, "this build did not embed the empty kernel as %s\n",
-                 std::string(duet::to_string(format)).c_str());
-    std::exit(1);
-}
-
 /// The raw launch: the same kernel built with the native API on duet's own queue.
 std::function<void()> raw_launch(const duet::Device& device, duet::Queue& queue)
 {
-    const auto native = device.native();
     if (device.backend() == "opencl") {
-        const auto context = static_cast<cl_context>(native.context);
-        auto cl_device = static_cast<cl_device_id>(native.device);
+        const cl_kernel kernel = duet::bench::opencl_empty_kernel(device);
         const auto cl_queue = static_cast<cl_command_queue>(queue.native());
-        const auto source_text = image(duet::ProgramFormat::opencl_c);
-        const char* source = source_text.data();
-        const std::size_t length = source_text.size();
-        cl_int status = CL_SUCCESS;
-        cl_program program = clCreateProgramWithSource(context, 1, &source, &length, &status);
-        require(status == CL_SUCCESS, "clCreateProgramWithSource", status);
-        status = clBuildProgram(program, 1, &cl_device, "", nullptr, nullptr);
-        require(status == CL_SUCCESS, "clBuildProgram", status);
-        cl_kernel kernel = clCreateKernel(program, "empty", &status);
-        require(status == CL_SUCCESS, "clCreateKernel", status);
         return [kernel, cl_queue] {
             static const std::size_t one = 1;
             const cl_int code = clEnqueueNDRangeKernel(cl_queue, kernel, 1, nullptr, &one, &one, 0, nullptr, nullptr);
@@ -72,13 +39,7 @@ std::function<void()> raw_launch(const duet::Device& device, duet::Queue& queue)
     }
 #ifdef DUET_BENCH_CUDA
     if (device.backend() == "cuda") {
-        require(cuCtxSetCurrent(static_cast<CUcontext>(native.context)) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
-        CUmodule module = nullptr;
-        CUfunction function = nullptr;
-        const CUresult loaded = cuModuleLoadData(&module, image(duet::ProgramFormat::fatbin).data());
-        require(loaded == CUDA_SUCCESS, "cuModuleLoadData", loaded);
-        const CUresult found = cuModuleGetFunction(&function, module, "empty");
-        require(found == CUDA_SUCCESS, "cuModuleGetFunction", found);
+        const CUfunction function = duet::bench::cuda_empty_kernel(device);
         const auto stream = static_cast<CUstream>(queue.native());
         return [function, stream] {
             const CUresult code = cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr);

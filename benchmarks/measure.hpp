@@ -14,6 +14,13 @@ inline double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
+/// Half the interquartile range: the spread a median is reported with.
+inline double half_iqr(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    return (values[values.size() * 3 / 4] - values[values.size() / 4]) / 2;
+}
+
 /// Raw-API failures end a benchmark at once: its numbers would mean nothing.
 inline void require(bool ok, const char* call, long code)
 {

@@ -69,7 +69,13 @@
     X(cuFuncSetAttribute)                                                                                              \
     X(cuFuncSetCacheConfig)                                                                                            \
     X(cuFuncGetParamInfo)                                                                                              \
-    X(cuLaunchKernel)
+    X(cuLaunchKernel)                                                                                                  \
+    X(cuStreamBeginCapture)                                                                                            \
+    X(cuStreamEndCapture)                                                                                              \
+    X(cuGraphInstantiateWithFlags)                                                                                     \
+    X(cuGraphLaunch)                                                                                                   \
+    X(cuGraphExecDestroy)                                                                                              \
+    X(cuGraphDestroy)
 
 namespace duet::backend::cuda {
 
@@ -162,6 +168,13 @@ struct duet_kernel_s : duet::backend::Handle {
     duet_kernel_properties properties{};
     std::mutex shared_limit_mutex;
     std::size_t dynamic_shared_limit = 48 * 1024; ///< raised by cuFuncSetAttribute on demand
+};
+
+/// A recorded sequence: the graph a stream capture made, instantiated once.
+struct duet_sequence_s : duet::backend::Handle {
+    duet_device_s* device = nullptr;
+    CUgraphExec graph = nullptr;
+    ~duet_sequence_s();
 };
 
 namespace duet::backend::cuda {

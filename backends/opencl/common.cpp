@@ -77,6 +77,9 @@ constexpr std::pair<cl_int, const char*> error_names[] = {
     {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
     {-1057, "CL_DEVICE_PARTITION_FAILED_EXT"},
     {-1121, "CL_CONTEXT_TERMINATED_KHR"},
+    {-1138, "CL_INVALID_COMMAND_BUFFER_KHR"},
+    {-1139, "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR"},
+    {-1140, "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR"},
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,6 +35,27 @@ struct KernelArguments {
     std::vector<std::string> types;
 };
 
+/// cl_khr_command_buffer on one device: its entry points, resolved for the device's platform, or
+/// why the device cannot record. Declared here rather than taken from cl_ext.h, since newer headers
+/// hide the provisional extension behind CL_ENABLE_BETA_EXTENSIONS and its version 0.9.5 added a
+/// properties list to the copy and fill commands: the device's version says which form it takes.
+struct CommandBuffers {
+    using Buffer = struct CommandBufferObject*;
+    std::string unsupported;         ///< why the device cannot record, naming it; empty when it can
+    bool command_properties = false; ///< 0.9.5 on: every clCommand*KHR takes a properties list
+    cl_ulong flags = 0;              ///< CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, needed before 0.9.8
+    Buffer(CL_API_CALL* create)(cl_uint, const cl_command_queue*, const cl_ulong*, cl_int*) = nullptr;
+    cl_int(CL_API_CALL* finalize)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* release)(Buffer) = nullptr;
+    cl_int(CL_API_CALL* enqueue)(cl_uint, cl_command_queue*, Buffer, cl_uint, const cl_event*, cl_event*) = nullptr;
+    /// clCommandNDRangeKernelKHR, clCommandCopyBufferKHR, clCommandCopyBufferRectKHR and
+    /// clCommandFillBufferKHR, called through record_command in the device's form.
+    void* launch = nullptr;
+    void* copy = nullptr;
+    void* copy_rect = nullptr;
+    void* fill = nullptr;
+};
+
 } // namespace duet::backend::opencl
 
 // The handle objects live in the global namespace because the ABI header declares them there.
@@ -56,12 +78,30 @@ struct duet_device_s : duet::backend::Handle {
     std::uint32_t warp_width = 0;          ///< CL_DEVICE_WARP_SIZE_NV; 0 elsewhere
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
+    /// Looked up on the device's first recording (sequence.cpp).
+    std::once_flag command_buffers_once;
+    duet::backend::opencl::CommandBuffers command_buffers;
 
     ~duet_device_s();
 };
 
+/// A command buffer, recording or finalised; it retains the queue it was created for.
+struct duet_sequence_s : duet::backend::Handle {
+    const duet::backend::opencl::CommandBuffers* api = nullptr;
+    duet::backend::opencl::CommandBuffers::Buffer buffer = nullptr;
+    cl_command_queue queue = nullptr; ///< recorded for; replays there unless another is named
+    bool recorded = false;            ///< a command is in it, and last_sync_point is that command's
+    cl_uint last_sync_point = 0;
+    std::vector<cl_kernel> kernels; ///< each recorded launch's own copy of its kernel
+
+    ~duet_sequence_s();
+};
+
 struct duet_queue_s : duet::backend::Handle {
+    duet_device_s* device = nullptr;
     cl_command_queue queue = nullptr;
+    /// The command buffer the queue's commands go to, between queue_begin_recording and queue_end_recording.
+    std::unique_ptr<duet_sequence_s> recording;
 
     ~duet_queue_s();
 };
@@ -187,6 +227,33 @@ std::string info_text(InfoQuery<Object, Param> query, std::type_identity_t<Objec
         text.pop_back();
     return text;
 }
+
+/// Appends one command to the command buffer being recorded: `entry` is its clCommand*KHR and
+/// `args` its parameters after the properties list. Each command waits for the one before (a sync
+/// point), as it would on the in-order queue it was issued to. `properties` is whether this entry
+/// point takes a properties list in the device's version (always for kernels).
+template <class... Args>
+void record_command(duet_sequence_s& sequence, void* entry, bool properties, const char* call, Args... args)
+{
+    using Buffer = CommandBuffers::Buffer;
+    const cl_uint waits = sequence.recorded ? 1 : 0;
+    const cl_uint* wait_list = sequence.recorded ? &sequence.last_sync_point : nullptr;
+    cl_uint sync_point = 0;
+    const cl_int code = properties
+                            ? reinterpret_cast<cl_int(CL_API_CALL*)(Buffer, cl_command_queue, const cl_ulong*, Args...,
+                                                                    cl_uint, const cl_uint*, cl_uint*, void**)>(entry)(
+                                  sequence.buffer, nullptr, nullptr, args..., waits, wait_list, &sync_point, nullptr)
+                            : reinterpret_cast<cl_int(CL_API_CALL*)(Buffer, cl_command_queue, Args..., cl_uint,
+                                                                    const cl_uint*, cl_uint*, void**)>(entry)(
+                                  sequence.buffer, nullptr, args..., waits, wait_list, &sync_point, nullptr);
+    check(code, call);
+    sequence.recorded = true;
+    sequence.last_sync_point = sync_point;
+}
+
+/// A copy of `kernel` (clCloneKernel) that `sequence` owns, for one recorded launch to set its
+/// arguments on.
+cl_kernel recorded_kernel(duet_sequence_s& sequence, const duet_kernel_s& kernel);
 
 #include "backend_slots.inc"
 

@@ -93,6 +93,32 @@ void check_argument_kinds(const duet_kernel_s& kernel, const duet_kernel_arg* ar
          "clSetKernelArg", code, error_name(code));
 }
 
+/// clSetKernelArg for each argument of a launch of `kernel`, on `target`: the kernel itself, under
+/// its lock, or a copy of it of the caller's own.
+void set_arguments(const duet_kernel_s& kernel, cl_kernel target, const duet_kernel_arg* args, std::uint32_t arg_count)
+{
+    for (std::uint32_t i = 0; i < arg_count; ++i) {
+        const duet_kernel_arg& arg = args[i];
+        cl_int code = CL_SUCCESS;
+        switch (arg.kind) {
+        case DUET_ARG_BUFFER:
+            code = clSetKernelArg(target, i, sizeof(cl_mem), &arg.buffer->memory);
+            break;
+        case DUET_ARG_VALUE:
+            code = clSetKernelArg(target, i, arg.size, arg.value);
+            break;
+        case DUET_ARG_LOCAL:
+            code = clSetKernelArg(target, i, arg.size, nullptr);
+            break;
+        default:
+            fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel.name +
+                                                  "' has unknown kind " + std::to_string(static_cast<int>(arg.kind)));
+        }
+        if (code != CL_SUCCESS) [[unlikely]]
+            fail_argument(kernel, i, code);
+    }
+}
+
 /// What the driver refuses at the enqueue, the queue intact: a block this device cannot hold
 /// (NVIDIA's OpenCL, for a block whose registers do not fit), so Unsupported, like the core's own
 /// check of the kernel's limits.
@@ -116,6 +142,7 @@ duet_status queue_create(duet_device device, duet_queue* queue)
 {
     return guard([&] {
         auto created = std::make_unique<duet_queue_s>();
+        created->device = device;
         cl_int code = CL_SUCCESS;
         created->queue = clCreateCommandQueue(device->context, device->id, CL_QUEUE_PROFILING_ENABLE, &code);
         check(code, "clCreateCommandQueue");
@@ -153,6 +180,12 @@ duet_status queue_copy(duet_queue queue, duet_buffer dst, std::size_t dst_offset
                        std::size_t src_offset, std::size_t bytes)
 {
     return guard([&] {
+        if (queue->recording) {
+            record_command(*queue->recording, queue->device->command_buffers.copy,
+                           queue->device->command_buffers.command_properties, "clCommandCopyBufferKHR", src->memory,
+                           dst->memory, src_offset, dst_offset, bytes);
+            return;
+        }
         check(clEnqueueCopyBuffer(queue->queue, src->memory, dst->memory, src_offset, dst_offset, bytes, 0, nullptr,
                                   nullptr),
               "clEnqueueCopyBuffer");
@@ -163,6 +196,12 @@ duet_status queue_fill(duet_queue queue, duet_buffer dst, std::size_t offset, st
                        std::size_t pattern_size)
 {
     return guard([&] {
+        if (queue->recording) {
+            record_command(*queue->recording, queue->device->command_buffers.fill,
+                           queue->device->command_buffers.command_properties, "clCommandFillBufferKHR", dst->memory,
+                           pattern, pattern_size, offset, bytes);
+            return;
+        }
         check(clEnqueueFillBuffer(queue->queue, dst->memory, pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
               "clEnqueueFillBuffer");
     });
@@ -203,6 +242,14 @@ duet_status queue_copy_rect(duet_queue queue, duet_buffer dst, const duet_rect_s
         const RectGeometry to = geometry(*dst_side);
         const RectGeometry from = geometry(*src_side);
         const std::size_t region[3] = {extent->width_bytes, extent->height, extent->depth};
+        if (queue->recording) {
+            record_command(*queue->recording, queue->device->command_buffers.copy_rect,
+                           queue->device->command_buffers.command_properties, "clCommandCopyBufferRectKHR", src->memory,
+                           dst->memory, static_cast<const std::size_t*>(from.origin),
+                           static_cast<const std::size_t*>(to.origin), static_cast<const std::size_t*>(region),
+                           from.row_pitch, from.slice_pitch, to.row_pitch, to.slice_pitch);
+            return;
+        }
         check(clEnqueueCopyBufferRect(queue->queue, src->memory, dst->memory, from.origin, to.origin, region,
                                       from.row_pitch, from.slice_pitch, to.row_pitch, to.slice_pitch, 0, nullptr,
                                       nullptr),
@@ -226,28 +273,19 @@ duet_status queue_launch(duet_queue queue, duet_kernel kernel, const duet_launch
             local[d] = range->block[d];
         }
 
-        std::lock_guard lock(kernel->launch_mutex);
-        for (std::uint32_t i = 0; i < arg_count; ++i) {
-            const duet_kernel_arg& arg = args[i];
-            cl_int code = CL_SUCCESS;
-            switch (arg.kind) {
-            case DUET_ARG_BUFFER:
-                code = clSetKernelArg(kernel->kernel, i, sizeof(cl_mem), &arg.buffer->memory);
-                break;
-            case DUET_ARG_VALUE:
-                code = clSetKernelArg(kernel->kernel, i, arg.size, arg.value);
-                break;
-            case DUET_ARG_LOCAL:
-                code = clSetKernelArg(kernel->kernel, i, arg.size, nullptr);
-                break;
-            default:
-                fail(DUET_ERROR_INVALID_ARGUMENT, "argument " + std::to_string(i) + " of kernel '" + kernel->name +
-                                                      "' has unknown kind " +
-                                                      std::to_string(static_cast<int>(arg.kind)));
-            }
-            if (code != CL_SUCCESS) [[unlikely]]
-                fail_argument(*kernel, i, code);
+        if (queue->recording) {
+            // Recorded with a copy of the kernel of its own, whose arguments no later launch
+            // changes: the extension says a command buffer takes them when recorded, but PoCL 3.1
+            // reads them when it runs, so two launches of one kernel would both take the last ones.
+            const cl_kernel copy = recorded_kernel(*queue->recording, *kernel);
+            set_arguments(*kernel, copy, args, arg_count);
+            record_command(*queue->recording, queue->device->command_buffers.launch, true, "clCommandNDRangeKernelKHR",
+                           copy, static_cast<cl_uint>(range->dims), static_cast<const std::size_t*>(nullptr),
+                           static_cast<const std::size_t*>(global), static_cast<const std::size_t*>(local));
+            return;
         }
+        std::lock_guard lock(kernel->launch_mutex);
+        set_arguments(*kernel, kernel->kernel, args, arg_count);
         const cl_int code = clEnqueueNDRangeKernel(queue->queue, kernel->kernel, range->dims, nullptr, global, local, 0,
                                                    nullptr, nullptr);
         if (code == CL_OUT_OF_RESOURCES) [[unlikely]]

@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace duet {
@@ -202,6 +203,83 @@ template <class Dims> std::string dims_text(const Dims& dims)
             " on this device, as the driver reports it (CL_KERNEL_WORK_GROUP_SIZE; no cause given)");
 }
 
+/// InvalidArgument while the queue records a sequence, for what a sequence cannot hold: `why`.
+void refuse_while_recording(const detail::QueueState& queue, const char* call, const char* why)
+{
+    if (queue.recording.load(std::memory_order_acquire) != nullptr) [[unlikely]] {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call,
+                                      std::string("not while the queue records a sequence: ") + why);
+    }
+}
+
+constexpr const char* touches_host = "a recorded sequence cannot touch host memory (copy through a device "
+                                     "buffer before or after recording)";
+constexpr const char* synchronises = "a recorded sequence cannot synchronise (record, wait or finish before or "
+                                     "after recording)";
+
+/// Enqueues `command`, or while the queue records a sequence, records it: the backend captures it
+/// as it is enqueued, or the core keeps it for its plain replay. Either way `keep` adds what the
+/// command uses to the sequence, which keeps it alive.
+template <class Keep>
+void enqueue(const detail::QueueState& queue, const detail::RecordedCommand& command, const Keep& keep)
+{
+    detail::SequenceState* recording = queue.recording.load(std::memory_order_acquire);
+    if (recording == nullptr) [[likely]] {
+        queue.device->check(command(queue.handle));
+        return;
+    }
+    std::lock_guard lock(queue.recording_mutex);
+    if (recording->method == ReplayMethod::plain) {
+        recording->commands.push_back(command);
+    } else {
+        queue.device->check(command(queue.handle));
+    }
+    keep(recording->kept);
+    ++recording->count;
+}
+
+/// A launch as a sequence keeps it: the argument values copied, since the caller's are gone by
+/// the time it replays.
+struct RecordedLaunch {
+    duet_kernel kernel = nullptr;
+    duet_launch_range range{};
+    std::vector<duet_kernel_arg> args; ///< values point into `values`
+    std::vector<unsigned char> values;
+
+    RecordedLaunch(duet_kernel kernel, const duet_launch_range& range, const duet_kernel_arg* native, std::size_t count)
+        : kernel(kernel), range(range), args(native, native + count)
+    {
+        std::size_t bytes = 0;
+        for (const duet_kernel_arg& arg : args) {
+            bytes += arg.kind == DUET_ARG_VALUE ? arg.size : 0;
+        }
+        values.resize(bytes);
+        std::size_t at = 0;
+        for (duet_kernel_arg& arg : args) {
+            if (arg.kind == DUET_ARG_VALUE) {
+                std::memcpy(values.data() + at, arg.value, arg.size);
+                arg.value = values.data() + at;
+                at += arg.size;
+            }
+        }
+    }
+};
+
+/// Ends a recording however record_sequence leaves: the queue stops recording and, when the
+/// commands threw, the backend's recording is dropped.
+struct RecordingScope {
+    const detail::QueueState& queue;
+    bool backend_recording = false;
+
+    ~RecordingScope()
+    {
+        if (backend_recording) {
+            queue.device->api().queue_end_recording(queue.handle, nullptr);
+        }
+        queue.recording.store(nullptr, std::memory_order_release);
+    }
+};
+
 } // namespace
 
 Device Queue::device() const
@@ -229,6 +307,7 @@ void Queue::write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void
 {
     const detail::QueueState& state = detail::live(state_, "Queue::write", "Queue");
     constexpr const char* call = "Queue::write";
+    refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, dst, call, "destination");
     check_host(state, src, call);
     check_range(state, buffer, dst_offset, bytes, call, "destination");
@@ -241,6 +320,7 @@ void Queue::read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, 
 {
     const detail::QueueState& state = detail::live(state_, "Queue::read", "Queue");
     constexpr const char* call = "Queue::read";
+    refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, src, call, "source");
     check_host(state, dst, call);
     check_range(state, buffer, src_offset, bytes, call, "source");
@@ -263,8 +343,15 @@ void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBu
                                       "source and destination overlap within one buffer");
     }
     if (bytes != 0) {
-        state.device->check(
-            state.device->api().queue_copy(state.handle, to.handle, dst_offset, from.handle, src_offset, bytes));
+        const auto copy = state.device->api().queue_copy;
+        enqueue(
+            state,
+            [copy, to = to.handle, dst_offset, from = from.handle, src_offset, bytes](duet_queue queue) {
+                return copy(queue, to, dst_offset, from, src_offset, bytes);
+            },
+            [&](auto& kept) {
+                kept.insert(kept.end(), {dst.state(), src.state()});
+            });
     }
 }
 
@@ -287,8 +374,15 @@ void Queue::fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t byt
     }
     check_range(state, buffer, offset, bytes, call, "destination");
     if (bytes != 0) {
-        state.device->check(state.device->backend->require(state.device->api().queue_fill, "fills")(
-            state.handle, buffer.handle, offset, bytes, pattern, pattern_size));
+        const auto fill = state.device->backend->require(state.device->api().queue_fill, "fills");
+        std::array<unsigned char, 128> value{};
+        std::memcpy(value.data(), pattern, pattern_size);
+        enqueue(
+            state,
+            [fill, to = buffer.handle, offset, bytes, value, pattern_size](duet_queue queue) {
+                return fill(queue, to, offset, bytes, value.data(), pattern_size);
+            },
+            [&](auto& kept) { kept.push_back(dst.state()); });
     }
 }
 
@@ -297,6 +391,7 @@ void Queue::write_rect(const RawBuffer& dst, const RectSide& dst_side, const voi
 {
     const detail::QueueState& state = detail::live(state_, "Queue::write_rect", "Queue");
     constexpr const char* call = "Queue::write_rect";
+    refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, dst, call, "destination");
     check_host(state, src, call);
     const auto to = rect_side(state, dst_side, extent, call, "destination");
@@ -316,6 +411,7 @@ void Queue::read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src,
 {
     const detail::QueueState& state = detail::live(state_, "Queue::read_rect", "Queue");
     constexpr const char* call = "Queue::read_rect";
+    refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, src, call, "source");
     check_host(state, dst, call);
     const auto to = rect_side(state, dst_side, extent, call, "destination");
@@ -344,9 +440,16 @@ void Queue::copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawB
     }
     check_rect_buffer(state, to_buffer, to, extent, call, "destination");
     check_rect_buffer(state, from_buffer, from, extent, call, "source");
-    const auto region = native_extent(extent);
-    state.device->check(state.device->backend->require(state.device->api().queue_copy_rect, "rectangular copies")(
-        state.handle, to_buffer.handle, &to, from_buffer.handle, &from, &region));
+    const auto copy = state.device->backend->require(state.device->api().queue_copy_rect, "rectangular copies");
+    enqueue(
+        state,
+        [copy, to_handle = to_buffer.handle, to, from_handle = from_buffer.handle, from,
+         region = native_extent(extent)](duet_queue queue) {
+            return copy(queue, to_handle, &to, from_handle, &from, &region);
+        },
+        [&](auto& kept) {
+            kept.insert(kept.end(), {dst.state(), src.state()});
+        });
 }
 
 void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail::LaunchArg* args, std::size_t count)
@@ -463,13 +566,32 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     }
 
     const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
-    device.check(
-        device.api().queue_launch(state.handle, k.handle, &native_range, native, static_cast<std::uint32_t>(count)));
+    if (state.recording.load(std::memory_order_acquire) == nullptr) [[likely]] {
+        device.check(device.api().queue_launch(state.handle, k.handle, &native_range, native,
+                                               static_cast<std::uint32_t>(count)));
+        return;
+    }
+    auto recorded = std::make_shared<const RecordedLaunch>(k.handle, native_range, native, count);
+    enqueue(
+        state,
+        [launch = device.api().queue_launch, recorded](duet_queue queue) {
+            return launch(queue, recorded->kernel, &recorded->range, recorded->args.data(),
+                          static_cast<std::uint32_t>(recorded->args.size()));
+        },
+        [&](auto& kept) {
+            kept.push_back(kernel.state());
+            for (std::size_t i = 0; i < count; ++i) {
+                if (args[i].kind == detail::LaunchArg::Kind::buffer) {
+                    kept.push_back(args[i].buffer->state());
+                }
+            }
+        });
 }
 
 Event Queue::record()
 {
     const detail::QueueState& state = detail::live(state_, "Queue::record", "Queue");
+    refuse_while_recording(state, "Queue::record", synchronises);
     auto event = std::make_shared<detail::EventState>();
     event->device = state.device;
     state.device->check(state.device->api().queue_record(state.handle, &event->handle));
@@ -479,6 +601,7 @@ Event Queue::record()
 void Queue::wait(const Event& event)
 {
     const detail::QueueState& state = detail::live(state_, "Queue::wait", "Queue");
+    refuse_while_recording(state, "Queue::wait", synchronises);
     const auto& waited = detail::live(event.state(), "Queue::wait", "Event");
     check_same_device(state, waited.device, "Queue::wait", "the event");
     state.device->check(state.device->api().queue_wait(state.handle, waited.handle));
@@ -487,7 +610,62 @@ void Queue::wait(const Event& event)
 void Queue::finish()
 {
     const detail::QueueState& state = detail::live(state_, "Queue::finish", "Queue");
+    refuse_while_recording(state, "Queue::finish", synchronises);
     state.device->check(state.device->api().queue_finish(state.handle));
+}
+
+Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Recording how)
+{
+    constexpr const char* call = "Queue::record_sequence";
+    const detail::QueueState& state = detail::live(state_, call, "Queue");
+    const auto& device = *state.device;
+    auto sequence = std::make_shared<detail::SequenceState>();
+    sequence->device = state.device;
+    detail::SequenceState* idle = nullptr;
+    if (!state.recording.compare_exchange_strong(idle, sequence.get(), std::memory_order_acq_rel)) {
+        detail::fail<InvalidArgument>(device.backend->name(), call,
+                                      "the queue is already recording a sequence; sequences do not nest");
+    }
+    RecordingScope scope{state};
+    const auto begin = device.api().queue_begin_recording;
+    if (how == Recording::plain) {
+        sequence->reason = "a plain replay was asked for (Recording::plain)";
+    } else if (begin == nullptr || device.api().queue_end_recording == nullptr ||
+               device.api().sequence_replay == nullptr || device.api().sequence_release == nullptr) {
+        sequence->reason =
+            "the " + device.backend->name() + " backend records no sequences (its ABI is older than 3.1)";
+    } else {
+        duet_replay_method method = DUET_REPLAY_GRAPH;
+        try {
+            device.check(begin(state.handle, &method));
+            scope.backend_recording = true;
+            sequence->method = method == DUET_REPLAY_GRAPH ? ReplayMethod::graph : ReplayMethod::command_buffer;
+        } catch (const Unsupported& unsupported) {
+            sequence->reason = unsupported.message();
+        }
+    }
+    commands(*this);
+    if (scope.backend_recording) {
+        scope.backend_recording = false;
+        device.check(device.api().queue_end_recording(state.handle, &sequence->handle));
+    }
+    return Sequence(std::move(sequence));
+}
+
+void Queue::replay(const Sequence& sequence)
+{
+    constexpr const char* call = "Queue::replay";
+    const detail::QueueState& state = detail::live(state_, call, "Queue");
+    const auto& replayed = detail::live(sequence.state(), call, "Sequence");
+    check_same_device(state, replayed.device, call, "the sequence");
+    refuse_while_recording(state, call, "sequences do not nest (record the commands themselves)");
+    if (replayed.handle != nullptr) {
+        state.device->check(state.device->api().sequence_replay(replayed.handle, state.handle));
+        return;
+    }
+    for (const detail::RecordedCommand& command : replayed.commands) {
+        state.device->check(command(state.handle));
+    }
 }
 
 void* Queue::native() const

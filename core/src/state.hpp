@@ -8,9 +8,12 @@
 #include <duet/error.hpp>
 #include <duet/host_memory.hpp>
 #include <duet/program.hpp>
+#include <duet/sequence.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -134,9 +137,27 @@ struct BufferState {
     ~BufferState();
 };
 
+/// One copy, fill or launch as the core's plain replay keeps it: it issues itself on a queue.
+using RecordedCommand = std::function<duet_status(duet_queue)>;
+
+struct SequenceState {
+    std::shared_ptr<const DeviceState> device;
+    duet_sequence handle = nullptr; ///< the backend's graph or command buffer; null for a plain replay
+    ReplayMethod method = ReplayMethod::plain;
+    std::string reason;                            ///< why the replay is plain
+    std::size_t count = 0;                         ///< commands recorded
+    std::vector<RecordedCommand> commands;         ///< for a plain replay
+    std::vector<std::shared_ptr<const void>> kept; ///< the buffers and kernels the commands use
+    ~SequenceState();
+};
+
 struct QueueState {
     std::shared_ptr<const DeviceState> device;
     duet_queue handle = nullptr;
+    /// The sequence that Queue::record_sequence is filling, null otherwise; commands issued
+    /// meanwhile go to it under recording_mutex, so the backend sees them one at a time.
+    mutable std::atomic<SequenceState*> recording{nullptr};
+    mutable std::mutex recording_mutex;
     ~QueueState();
 };
 

@@ -86,31 +86,50 @@ Solver<T>::Solver(const Device& device, Variant variant, Check check, std::size_
     partial_ = device.alloc<T>(segments(n) * n);
 }
 
-template <class T> void Solver<T>::step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f)
+template <class T>
+void Solver<T>::enqueue_step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, std::size_t from) const
 {
-    const Buffer<T>& x0 = iterates_[current_].device();
-    Mirror<T>& next = iterates_[1 - current_];
+    const Buffer<T>& x0 = iterates_[from].device();
     const auto n32 = static_cast<std::uint32_t>(n_);
     queue.launch(partial_kernel_, Range::cover(2, {n_, segments(n_), 1}, {block_, 1, 1}), a, x0, partial_, n32);
-    queue.launch(update_, Range::cover(n_, block_), a, f, x0, partial_, next.device(), delta_.device(), n32,
-                 static_cast<std::uint32_t>(segments(n_)));
-    next.device_written();
+    queue.launch(update_, Range::cover(n_, block_), a, f, x0, partial_, iterates_[1 - from].device(), delta_.device(),
+                 n32, static_cast<std::uint32_t>(segments(n_)));
+}
+
+template <class T> void Solver<T>::stepped()
+{
+    iterates_[1 - current_].device_written();
     delta_.device_written();
     current_ = 1 - current_;
+}
+
+template <class T> void Solver<T>::step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f)
+{
+    enqueue_step(queue, a, f, current_);
+    stepped();
 }
 
 template <class T>
 Convergence Solver<T>::solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps,
                              std::size_t max_iterations)
 {
+    const auto iteration = [&](std::size_t from) {
+        return queue.record_sequence([&](Queue& recording) {
+            enqueue_step(recording, a, f, from);
+            if (check_ == Check::device) {
+                largest_delta_.enqueue(recording, delta_.device(), n_, check_value_.device());
+            }
+        });
+    };
+    const Sequence iterations[2] = {iteration(0), iteration(1)};
     queue.fill(iterates_[current_].device(), T(0));
     iterates_[current_].device_written();
     Convergence convergence;
     for (bool stop = false; !stop;) {
-        step(queue, a, f);
+        queue.replay(iterations[current_]);
+        stepped();
         double delta = 0;
         if (check_ == Check::device) {
-            largest_delta_.enqueue(queue, delta_.device(), n_, check_value_.device());
             check_value_.device_written();
             check_value_.to_host(queue);
             delta = check_value_.host()[0];

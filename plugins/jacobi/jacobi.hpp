@@ -102,13 +102,20 @@ public:
     void step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f);
 
     /// From x0 = 0, steps until Convergence::record says stop: one host synchronisation per
-    /// iteration, to read the check's value. The solution is then current on solution()'s device side.
+    /// iteration, to read the check's value. Each iteration's kernels (the step, and the device
+    /// check's reduction) are recorded once per direction between the two iterates and replayed.
+    /// The solution is then current on solution()'s device side.
     Convergence solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps, std::size_t max_iterations);
 
     /// The iterate the last step wrote.
     Mirror<T>& solution() { return iterates_[current_]; }
 
 private:
+    /// The step's kernels from iterate `from` into the other, with no bookkeeping.
+    void enqueue_step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, std::size_t from) const;
+    /// The host's record of a step: the other iterate and the deltas written, and now current.
+    void stepped();
+
     Variant variant_;
     Check check_;
     std::size_t n_;

@@ -148,3 +148,12 @@ __kernel void register_heavy(__global const float* in, __global float* out, cons
         out[i] = sum;
     }
 }
+
+// data[i] += value for i < n: each launch leaves a mark, so a replayed sequence's count shows.
+__kernel void add_value(__global uint* data, const uint value, const uint n)
+{
+    const size_t i = get_global_id(0);
+    if (i < n) {
+        data[i] += value;
+    }
+}

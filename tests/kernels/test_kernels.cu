@@ -132,3 +132,11 @@ extern "C" __global__ void register_heavy(const float* in, float* out, unsigned 
         out[i] = sum;
     }
 }
+
+extern "C" __global__ void add_value(unsigned int* data, unsigned int value, unsigned int n)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        data[i] += value;
+    }
+}

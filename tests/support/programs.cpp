@@ -26,9 +26,9 @@ Kernel test_kernel(const Device& device, std::string_view name)
 
 const std::vector<std::string>& test_kernel_names()
 {
-    static const std::vector<std::string> names{"fill_value",   "scale",         "scalars",  "reduce_sum",
-                                                "static_local", "spin",          "index_3d", "pitched_scale",
-                                                "fixed_block",  "register_heavy"};
+    static const std::vector<std::string> names{"fill_value",   "scale",          "scalars",  "reduce_sum",
+                                                "static_local", "spin",           "index_3d", "pitched_scale",
+                                                "fixed_block",  "register_heavy", "add_value"};
     return names;
 }
 

@@ -12,3 +12,4 @@
 #include <duet/queue.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>
+#include <duet/sequence.hpp>

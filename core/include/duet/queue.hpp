@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include <duet/host_memory.hpp>
 #include <duet/program.hpp>
 #include <duet/range.hpp>
+#include <duet/sequence.hpp>
 
 namespace duet {
 
@@ -190,6 +192,21 @@ public:
     void wait(const Event& event);
     /// clFinish / cuStreamSynchronize
     void finish();
+
+    /// Records the device-to-device copies, fills and launches that `commands` issues on this
+    /// queue, without running them, for replay() to run as often as needed: a CUDA graph
+    /// (cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiateWithFlags), an OpenCL command
+    /// buffer (clCreateCommandBufferKHR, clCommand*KHR, clFinalizeCommandBufferKHR), or, where the
+    /// device has neither or `how` is Recording::plain, the commands kept by the core with their
+    /// argument values copied. A sequence touches no host memory and does not synchronise: host
+    /// copies, record(), wait() and finish() inside are InvalidArgument. Allocate before recording
+    /// (CUDA refuses allocations during a capture). Commands that other threads issue on this queue
+    /// meanwhile are recorded too, as CUDA's capture does. If `commands` throws, nothing was run,
+    /// the recording is dropped and the queue is usable as before.
+    Sequence record_sequence(const std::function<void(Queue&)>& commands, Recording how = Recording::native);
+    /// Runs a sequence recorded on a queue of this queue's device (cuGraphLaunch /
+    /// clEnqueueCommandBufferKHR / its commands issued again), ordered like any enqueue.
+    void replay(const Sequence& sequence);
 
     /// cl_command_queue or CUstream, for libraries such as CLBlast and cuBLAS.
     void* native() const;

@@ -1,4 +1,4 @@
-// Loads: a table one slot shorter than this core's, as from a backend of an older minor version.
+// Loads: a table that ends before the extension slot, as from a backend of an older minor version.
 // The slot past its declared size holds a working function, which the core must not read: to the
 // core it is empty, so it has no extensions, and setting a cache preference is unsupported.
 #include "fake_backend.hpp"

@@ -17,9 +17,10 @@ extern "C" {
  * are treated as "not supported", and a table too small to hold every required slot is refused.
  * 2.0: sized structs (the size field first), and the CUDA-only cache preference reached through
  * the extension slot rather than a slot of its own. 3.0: kernel_properties, with what sets a
- * kernel's largest block, in the place of kernel_limits. */
+ * kernel's largest block, in the place of kernel_limits. 3.1: recorded sequences (queue_begin_recording,
+ * queue_end_recording, sequence_replay, sequence_release). */
 #define DUET_ABI_MAJOR 3
-#define DUET_ABI_MINOR 0
+#define DUET_ABI_MINOR 1
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
 #define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
 
@@ -59,6 +60,7 @@ typedef struct duet_host_memory_s* duet_host_memory;
 typedef struct duet_event_s* duet_event;
 typedef struct duet_program_s* duet_program;
 typedef struct duet_kernel_s* duet_kernel;
+typedef struct duet_sequence_s* duet_sequence;
 
 typedef enum duet_device_type {
     DUET_DEVICE_OTHER = 0,
@@ -188,6 +190,12 @@ typedef struct duet_kernel_properties {
 } duet_kernel_properties;
 typedef void (*duet_function)(void);
 
+/* How a backend replays what a queue recorded. */
+typedef enum duet_replay_method {
+    DUET_REPLAY_GRAPH = 1,         /* CUDA graph: stream capture, instantiated, cuGraphLaunch */
+    DUET_REPLAY_COMMAND_BUFFER = 2 /* OpenCL cl_khr_command_buffer, clEnqueueCommandBufferKHR */
+} duet_replay_method;
+
 /* Every slot of the function table, written once: X(name, required, parameters). Each slot is a
  * function returning duet_status; on failure the detail is available from last_error on the same
  * thread. A NULL slot means "not supported by this backend", except for a required one (1): the
@@ -269,7 +277,18 @@ typedef void (*duet_function)(void);
                                                                                                                        \
     /* What one backend has and the others lack, by name (DUET_EXTENSION_*), so that the table */                      \
     /* stays common: DUET_ERROR_NOT_FOUND, and *function NULL, for a name the backend lacks. */                        \
-    X(extension, 0, (const char* name, duet_function* function))
+    X(extension, 0, (const char* name, duet_function* function))                                                       \
+                                                                                                                       \
+    /* Recording (3.1): between begin and end, the queue's copies, fills and launches are recorded */                  \
+    /* into a sequence rather than run; meanwhile the core makes no other call on the queue, and those */              \
+    /* one at a time. DUET_ERROR_UNSUPPORTED, its reason in the message, where the device cannot */                    \
+    /* replay them: the core then keeps the commands and issues them again itself. */                                  \
+    X(queue_begin_recording, 0, (duet_queue queue, duet_replay_method * method))                                       \
+    /* With sequence NULL the recording is dropped (its commands failed), and the queue is usable. */                  \
+    X(queue_end_recording, 0, (duet_queue queue, duet_sequence * sequence))                                            \
+    /* Runs the sequence on a queue of the device it was recorded on, ordered like any enqueue. */                     \
+    X(sequence_replay, 0, (duet_sequence sequence, duet_queue queue))                                                  \
+    X(sequence_release, 0, (duet_sequence sequence))
 
 /* The function table: a header the core checks, then the slots of DUET_BACKEND_SLOTS in order. */
 typedef struct duet_backend_v1 {

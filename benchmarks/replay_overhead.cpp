@@ -1,0 +1,132 @@
+// Per-kernel cost of a replayed sequence against the raw API's own: a chain of empty kernels
+// (grid 1 × block 1) on one queue, timed on the host from the first call to the queue drained,
+// divided by the chain's length. Four paths: duet launching them one by one, duet replaying them
+// as a sequence (the backend's own way), duet's plain replay (the core issuing them again), and
+// the raw API: on CUDA a graph captured from cuLaunchKernel and launched with cuGraphLaunch, on
+// OpenCL clEnqueueNDRangeKernel one by one. Rounds alternate between the paths; the median round is
+// reported with half its interquartile range, in host microseconds per kernel.
+#include "empty_kernel.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+namespace {
+
+using duet::bench::require;
+
+/// Host microseconds per kernel of one run of `chain`, which enqueues `kernels` kernels.
+double per_kernel_us(int kernels, const std::function<void()>& chain, duet::Queue& queue)
+{
+    const auto start = std::chrono::steady_clock::now();
+    chain();
+    queue.finish();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kernels;
+}
+
+struct RawChain {
+    const char* what = "";
+    std::function<void()> run;
+};
+
+/// The raw API's chain of `kernels` launches on duet's own queue, the kernel built natively.
+RawChain raw_chain(const duet::Device& device, duet::Queue& queue, int kernels)
+{
+    if (device.backend() == "opencl") {
+        const cl_kernel kernel = duet::bench::opencl_empty_kernel(device);
+        const auto cl_queue = static_cast<cl_command_queue>(queue.native());
+        return {"clEnqueueNDRangeKernel", [kernel, cl_queue, kernels] {
+                    static const std::size_t one = 1;
+                    for (int i = 0; i < kernels; ++i) {
+                        const cl_int code =
+                            clEnqueueNDRangeKernel(cl_queue, kernel, 1, nullptr, &one, &one, 0, nullptr, nullptr);
+                        require(code == CL_SUCCESS, "clEnqueueNDRangeKernel", code);
+                    }
+                }};
+    }
+#ifdef DUET_BENCH_CUDA
+    if (device.backend() == "cuda") {
+        const CUfunction function = duet::bench::cuda_empty_kernel(device);
+        const auto stream = static_cast<CUstream>(queue.native());
+        CUresult code = cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+        require(code == CUDA_SUCCESS, "cuStreamBeginCapture", code);
+        for (int i = 0; i < kernels; ++i) {
+            code = cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr);
+            require(code == CUDA_SUCCESS, "cuLaunchKernel", code);
+        }
+        CUgraph graph = nullptr;
+        code = cuStreamEndCapture(stream, &graph);
+        require(code == CUDA_SUCCESS, "cuStreamEndCapture", code);
+        CUgraphExec exec = nullptr;
+        code = cuGraphInstantiateWithFlags(&exec, graph, 0);
+        require(code == CUDA_SUCCESS, "cuGraphInstantiateWithFlags", code);
+        return {"CUDA graph", [exec, stream] {
+                    const CUresult launched = cuGraphLaunch(exec, stream);
+                    require(launched == CUDA_SUCCESS, "cuGraphLaunch", launched);
+                }};
+    }
+#endif
+    return {};
+}
+
+std::string figure(const std::vector<double>& rounds)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ±%.3f", duet::bench::median(rounds), duet::bench::half_iqr(rounds));
+    return text;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const int kernels = argc > 1 ? std::atoi(argv[1]) : 1000;
+    constexpr int rounds = 21;
+    std::printf("replay overhead: a chain of %d empty kernels, grid 1 x block 1, host us per kernel, median of %d "
+                "rounds ± half the IQR\n",
+                kernels, rounds);
+    std::printf("%-10s %-30s %-15s %-16s %-16s %-16s %-16s %-22s %s\n", "device", "name", "replay", "one by one",
+                "duet replay", "plain replay", "raw", "raw is", "replay/raw");
+    for (const auto& device : duet::Registry::global().devices()) {
+        auto queue = device.create_queue();
+        const RawChain raw = raw_chain(device, queue, kernels);
+        if (!raw.run) {
+            continue;
+        }
+        const auto kernel = device.build(duet::kernels::empty()).kernel("empty");
+        const auto issue = [&](duet::Queue& target) {
+            for (int i = 0; i < kernels; ++i) {
+                target.launch(kernel, duet::Range::grid_block(1, 1));
+            }
+        };
+        const duet::Sequence sequence = queue.record_sequence(issue);
+        const duet::Sequence plain = queue.record_sequence(issue, duet::Recording::plain);
+        const std::vector<std::function<void()>> paths = {
+            [&] { issue(queue); },
+            [&] { queue.replay(sequence); },
+            [&] { queue.replay(plain); },
+            raw.run,
+        };
+        // Warm-up: first launches pay for lazy module loading, graph upload and queue set-up.
+        for (const auto& path : paths) {
+            per_kernel_us(kernels, path, queue);
+        }
+        // Alternate the paths so that clock and thermal drift hit all alike.
+        std::vector<std::vector<double>> timed(paths.size());
+        for (int round = 0; round < rounds; ++round) {
+            for (std::size_t path = 0; path < paths.size(); ++path) {
+                timed[path].push_back(per_kernel_us(kernels, paths[path], queue));
+            }
+        }
+        std::printf("%-10s %-30.30s %-15s %-16s %-16s %-16s %-16s %-22s %.2f\n", device.selector().c_str(),
+                    device.properties().name.c_str(), std::string(duet::to_string(sequence.method())).c_str(),
+                    figure(timed[0]).c_str(), figure(timed[1]).c_str(), figure(timed[2]).c_str(),
+                    figure(timed[3]).c_str(), raw.what, duet::bench::median(timed[1]) / duet::bench::median(timed[3]));
+        if (!sequence.reason().empty()) {
+            std::printf("%-10s plain because: %s\n", device.selector().c_str(), sequence.reason().c_str());
+        }
+    }
+    return 0;
+}
