@@ -1,8 +1,8 @@
 // `duet doctor`: each backend and workload plugin, the file tried, loaded or exactly why not; versions;
-// the kernel cache. Fails (exit 1) for what was asked for that cannot work (a device named by
-// DUET_DEVICE or --devices, a plugin on a search path), for a plugin that failed to load (a workload
-// plugin, or a backend through its own fault rather than for want of a driver), for a kernel cache
-// that cannot be used, or when there is no device at all.
+// the kernel cache; with --kernel, one source file's kernels on every device with their limits. Fails (exit 1) for what
+// was asked for that cannot work (a device named by DUET_DEVICE or --devices, a plugin on a search path), for a plugin
+// that failed to load (a workload plugin, or a backend through its own fault rather than for want of a driver), for a
+// kernel cache that cannot be used, or when there is no device at all.
 #include "commands/cache.hpp"
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
@@ -11,9 +11,13 @@
 #include "render/environment.hpp"
 #include "render/format.hpp"
 
+#include "render/table.hpp"
+
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace duet::cli {
 
@@ -75,6 +79,132 @@ std::string search_path_text(const std::vector<fs::path>& directories)
         text += "\n    " + directory.string() + (fs::is_directory(directory, error) ? "" : "  (does not exist)");
     }
     return text;
+}
+
+/// One kernel of --kernel's file on one device, or why the file did not build there.
+struct KernelLimits {
+    Device device;
+    std::string kernel;
+    KernelProperties properties;
+    std::string problem; ///< the build's error (with its log); empty when it built
+};
+
+/// `FILE` or `FILE:NAME`: the source file and the kernel named, empty for all of them.
+std::pair<fs::path, std::string> kernel_request(const std::string& request)
+{
+    std::error_code error;
+    const auto colon = request.rfind(':');
+    if (colon != std::string::npos && !fs::exists(request, error)) {
+        return {request.substr(0, colon), request.substr(colon + 1)};
+    }
+    return {request, ""};
+}
+
+/// The file's kernels (or the one named) built on every device whose backend takes its language
+/// (.cl OpenCL C, .cu CUDA C through NVRTC): what a launch of each may have, and why. A device of
+/// another language is left out; a build that fails on a device of its language fails a check.
+std::vector<KernelLimits> kernel_limits(const std::string& request, std::vector<Check>& checks)
+{
+    const auto [file, wanted] = kernel_request(request);
+    const std::string extension = file.extension().string();
+    if (extension != ".cl" && extension != ".cu") {
+        checks.push_back({false, "--kernel " + file.string() + ": not a .cl (OpenCL C) or .cu (CUDA C) file"});
+        return {};
+    }
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        checks.push_back({false, "--kernel " + file.string() + ": cannot be read"});
+        return {};
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const ProgramFormat format = extension == ".cl" ? ProgramFormat::opencl_c : ProgramFormat::cuda_c;
+    const std::string backend = extension == ".cl" ? "opencl" : "cuda";
+    const std::string source_text = text.str();
+    const ProgramSource source{file.stem().string(), {{format, source_text}}};
+    std::vector<KernelLimits> limits;
+    for (const auto& device : Registry::global().devices()) {
+        if (device.backend() != backend) {
+            continue;
+        }
+        try {
+            const Program program = device.build(source);
+            std::vector<std::string> names = wanted.empty() ? program.kernel_names() : std::vector{wanted};
+            for (const auto& name : names) {
+                limits.push_back({device, name, program.kernel(name).properties(), ""});
+            }
+            checks.push_back({true, "--kernel " + file.string() + " builds on " + device_title(device)});
+        } catch (const Error& error) {
+            limits.push_back({device, wanted, {}, error.message()});
+            checks.push_back({false, "--kernel " + file.string() + " on " + device_title(device) + ": " +
+                                         headline(error.message(), 160)});
+        }
+    }
+    if (limits.empty()) {
+        checks.push_back({false, "--kernel " + file.string() + ": no " + backend + " device to build it on"});
+    }
+    return limits;
+}
+
+std::string block_text(const std::array<std::uint64_t, 3>& block)
+{
+    return block[0] == 0 ? "-"
+                         : std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]);
+}
+
+/// Zero is "the backend does not say".
+std::string known(std::uint64_t value, const std::string& text)
+{
+    return value == 0 ? "-" : text;
+}
+
+void print_kernel_limits(const std::vector<KernelLimits>& limits)
+{
+    std::cout << "\nKernel limits: a larger block than \"max block\" is refused for the reason under \"set by\"; "
+                 "\"driver's figure\" is what the API's own query answers\n";
+    Table table({{"device"},
+                 {"kernel"},
+                 {"max block", Table::Align::right},
+                 {"set by"},
+                 {"registers", Table::Align::right},
+                 {"static local", Table::Align::right},
+                 {"private", Table::Align::right},
+                 {"required block"},
+                 {"driver's figure", Table::Align::right}});
+    for (const auto& limit : limits) {
+        std::vector<std::string> cells{limit.device.selector(), limit.kernel.empty() ? "(all)" : limit.kernel};
+        if (!limit.problem.empty()) {
+            table.add_row_with_text(std::move(cells), "did not build: " + headline(limit.problem, 100));
+            continue;
+        }
+        const KernelProperties& p = limit.properties;
+        cells.insert(cells.end(),
+                     {std::to_string(p.max_block_size), std::string(to_string(p.max_block_limit)),
+                      known(p.registers, std::to_string(p.registers)), format::bytes(p.static_local_memory),
+                      format::bytes(p.private_memory), block_text(p.required_block),
+                      known(p.driver_max_block_size, std::to_string(p.driver_max_block_size))});
+        table.add_row(std::move(cells));
+    }
+    table.print(std::cout);
+}
+
+json::Value kernel_limits_json(const std::vector<KernelLimits>& limits)
+{
+    json::Array rows;
+    for (const auto& limit : limits) {
+        const KernelProperties& p = limit.properties;
+        rows.push_back(json::Object{{"device", limit.device.selector()},
+                                    {"kernel", limit.kernel},
+                                    {"problem", limit.problem},
+                                    {"max_block_size", p.max_block_size},
+                                    {"max_block_limit", std::string(to_string(p.max_block_limit))},
+                                    {"registers", p.registers},
+                                    {"static_local_memory", p.static_local_memory},
+                                    {"private_memory", p.private_memory},
+                                    {"required_block", json::Array(p.required_block.begin(), p.required_block.end())},
+                                    {"driver_max_block_size", p.driver_max_block_size}});
+    }
+    return rows;
 }
 
 } // namespace
@@ -139,7 +269,8 @@ std::vector<Check> run_checks(const Arguments& arguments, const CacheDiagnosis& 
     return checks;
 }
 
-json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& cache)
+json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& cache,
+                        const std::vector<KernelLimits>& limits)
 {
     json::Array plugins, check_list;
     for (const auto& plugin : WorkloadRegistry::global().plugins()) {
@@ -156,7 +287,8 @@ json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& 
                         {"checks", std::move(check_list)},
                         {"environment", environment_json(Registry::global())},
                         {"workload_plugins", std::move(plugins)},
-                        {"cache", cache.json}};
+                        {"cache", cache.json},
+                        {"kernel_limits", kernel_limits_json(limits)}};
 }
 
 void print_build()
@@ -242,10 +374,14 @@ void print_checks(const std::vector<Check>& checks)
 int doctor_command(const Arguments& arguments)
 {
     const auto cache = diagnose_kernel_cache();
-    const std::vector<Check> checks = run_checks(arguments, cache);
+    std::vector<Check> checks = run_checks(arguments, cache);
+    std::vector<KernelLimits> limits;
+    if (const auto request = arguments.value("kernel")) {
+        limits = kernel_limits(*request, checks);
+    }
     const int exit_code = all_ok(checks) ? exit_ok : exit_wrong;
     if (auto json = Output::from(arguments, "json")) {
-        json->write_json(doctor_json(checks, cache));
+        json->write_json(doctor_json(checks, cache, limits));
         if (json->is_stdout()) {
             return exit_code;
         }
@@ -255,6 +391,9 @@ int doctor_command(const Arguments& arguments)
     print_workload_plugins();
     std::cout << "\nKernel cache: " << cache.summary << "\n";
     print_environment();
+    if (!limits.empty()) {
+        print_kernel_limits(limits);
+    }
     print_checks(checks);
     return exit_code;
 }

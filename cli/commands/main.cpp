@@ -57,9 +57,14 @@ const std::vector<Command>& commands()
           .summary = "Where duet looked for backend and workload plugins, what loaded and exactly why not; build,\n"
                      "driver and toolkit versions; the kernel cache. Exit code 1 when something asked for\n"
                      "(DUET_DEVICE, --devices, a plugin on DUET_BACKEND_PATH or DUET_PLUGIN_PATH) cannot work, when\n"
-                     "a plugin failed to load (not merely a backend with no driver here), or when there is no device.",
+                     "a plugin failed to load (not merely a backend with no driver here), or when there is no device.\n"
+                     "With --kernel, a .cl or .cu file's kernels built on every device of their language, each with\n"
+                     "the largest block it can launch and what sets it (the device, the kernel's declaration, its\n"
+                     "registers, the driver), its registers, local and private memory, and the driver's own figure.",
           .options = {json_option,
-                      {"devices", Kind::repeated, "SEL,...", "also check that these devices can be selected"}}},
+                      {"devices", Kind::repeated, "SEL,...", "also check that these devices can be selected"},
+                      {"kernel", Kind::value, "FILE[:NAME]",
+                       "also build FILE (.cl or .cu) and show each kernel's limits, or NAME's"}}},
          doctor_command},
         {{.name = "list",
           .arguments = "[workload]",

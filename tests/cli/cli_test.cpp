@@ -214,6 +214,75 @@ TEST(Cli, DoctorFailsForADeviceAskedForThatCannotBeSelected)
     EXPECT_FALSE(parse_or_fail(json.out)["ok"].boolean());
 }
 
+/// `doctor --kernel` on a file of two kernels, one declaring its block, written for `backend`'s
+/// language: each device of that backend lists both, the declared one limited by its declaration.
+void expect_kernel_limits(const std::string& backend, const std::string& file_name, const std::string& source)
+{
+    if (first_device(backend).empty()) {
+        GTEST_SKIP() << "no " << backend << " device; " << backend_reasons();
+    }
+    const TempDir dir;
+    const auto file = dir.path() / file_name;
+    std::ofstream(file) << source;
+    const auto text = run_duet({"doctor", "--kernel", file.string()});
+    EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+    EXPECT_THAT(text.out, HasSubstr("Kernel limits"));
+    EXPECT_THAT(text.out, HasSubstr("ok    --kernel " + file.string() + " builds on"));
+    const auto result = run_duet({"doctor", "--kernel", file.string(), "--json"});
+    const auto json = parse_or_fail(result.out);
+    std::size_t declared = 0, plain = 0;
+    for (const auto& row : json["kernel_limits"].array()) {
+        EXPECT_THAT(row["device"].string(), testing::StartsWith(backend));
+        EXPECT_EQ(row["problem"].string(), "");
+        if (row["kernel"].string() == "declared") {
+            ++declared;
+            EXPECT_EQ(row["max_block_size"].number(), 64);
+            EXPECT_EQ(row["max_block_limit"].string(), "the kernel's declaration");
+        } else {
+            ++plain;
+            EXPECT_EQ(row["kernel"].string(), "plain");
+            EXPECT_GE(row["max_block_size"].number(), 64);
+            EXPECT_NE(row["max_block_limit"].string(), "the kernel's declaration");
+        }
+    }
+    EXPECT_GT(declared, 0u) << result.out;
+    EXPECT_EQ(declared, plain) << result.out;
+    // One kernel by name, and a file that does not build fails a check with the compiler's words.
+    const auto one = parse_or_fail(run_duet({"doctor", "--kernel", file.string() + ":plain", "--json"}).out);
+    for (const auto& row : one["kernel_limits"].array()) {
+        EXPECT_EQ(row["kernel"].string(), "plain");
+    }
+    std::ofstream(file) << source << "\nthis is not " << backend << " source\n";
+    const auto broken = run_duet({"doctor", "--kernel", file.string()});
+    EXPECT_EQ(broken.exit_code, 1) << broken.out;
+    EXPECT_THAT(broken.out, HasSubstr("FAIL  --kernel " + file.string() + " on "));
+    EXPECT_THAT(broken.out, HasSubstr("did not build"));
+}
+
+TEST(Cli, DoctorShowsAnOpenCLKernelsLimitsAndWhatSetsThem)
+{
+    expect_kernel_limits("opencl", "limits.cl",
+                         "__kernel __attribute__((reqd_work_group_size(8, 8, 1))) void declared(__global float* x)\n"
+                         "{ x[get_global_id(0)] = 1.0f; }\n"
+                         "__kernel void plain(__global float* x) { x[get_global_id(0)] = 2.0f; }\n");
+}
+
+TEST(Cli, DoctorShowsACudaKernelsLimitsAndWhatSetsThem)
+{
+    expect_kernel_limits(
+        "cuda", "limits.cu",
+        "extern \"C\" __global__ void __launch_bounds__(64) declared(float* x)\n"
+        "{ x[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }\n"
+        "extern \"C\" __global__ void plain(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 2.0f; }\n");
+}
+
+TEST(Cli, DoctorRefusesAKernelFileOfNoKnownLanguage)
+{
+    const auto result = run_duet({"doctor", "--kernel", "kernels.txt"});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("FAIL  --kernel kernels.txt: not a .cl (OpenCL C) or .cu (CUDA C) file"));
+}
+
 TEST(Cli, DoctorNamesAWorkloadPluginThatDidNotLoadAndWhy)
 {
     const TempDir plugins;
