@@ -98,7 +98,7 @@ std::optional<BlockedTiles> parse_tiles(std::string_view name)
 
 std::size_t tuning_size(const Device& device)
 {
-    return device.properties().type == DeviceType::gpu ? 2048 : 256;
+    return device.properties().type == DeviceType::gpu ? 4096 : 256;
 }
 
 namespace {

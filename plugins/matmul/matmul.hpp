@@ -56,7 +56,8 @@ const std::vector<BlockedTiles>& blocked_candidates();
 /// "128x128x8/8x8" back into tiles; nullopt for any other text.
 std::optional<BlockedTiles> parse_tiles(std::string_view name);
 
-/// The square product a tuner times each candidate on: 2048 on a GPU, 256 elsewhere (a CPU
+/// The square product a tuner times each candidate on: 4096 on a GPU (several waves of tiles over
+/// every SM, as large products run; 2048 makes about one wave on an H100), 256 elsewhere (a CPU
 /// device takes seconds for larger ones).
 std::size_t tuning_size(const Device& device);
 
