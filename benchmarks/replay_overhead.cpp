@@ -3,7 +3,9 @@
 // divided by the chain's length. Four paths: duet launching them one by one, duet replaying them
 // as a sequence (the backend's own way), duet's plain replay (the core issuing them again), and
 // the raw API: on CUDA a graph captured from cuLaunchKernel and launched with cuGraphLaunch, on
-// OpenCL clEnqueueNDRangeKernel one by one. Rounds alternate between the paths; the median round is
+// OpenCL a cl_khr_command_buffer command buffer of clCommandNDRangeKernelKHR launches enqueued with
+// clEnqueueCommandBufferKHR where the device lists the extension, else clEnqueueNDRangeKernel one
+// by one (the "raw is" column says which). Rounds alternate between the paths; the median round is
 // reported with half its interquartile range, in host microseconds per kernel.
 #include "empty_kernel.hpp"
 
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -26,6 +29,68 @@ double per_kernel_us(int kernels, const std::function<void()>& chain, duet::Queu
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kernels;
 }
 
+// cl_khr_command_buffer's entry points, declared here as duet's OpenCL backend declares them (newer
+// headers hide the provisional extension behind CL_ENABLE_BETA_EXTENSIONS). These four take the
+// same parameters in every version from 0.9.0 to 1.0 (clCommandNDRangeKernelKHR has always taken a
+// properties list; 0.9.5 gave one to the copies and fills), so the device's version is not needed.
+using CommandBuffer = struct CommandBufferObject*;
+using CreateCommandBuffer = CommandBuffer(CL_API_CALL*)(cl_uint, const cl_command_queue*, const cl_ulong*, cl_int*);
+using CommandNDRangeKernel = cl_int(CL_API_CALL*)(CommandBuffer, cl_command_queue, const cl_ulong*, cl_kernel, cl_uint,
+                                                  const std::size_t*, const std::size_t*, const std::size_t*, cl_uint,
+                                                  const cl_uint*, cl_uint*, void**);
+using FinalizeCommandBuffer = cl_int(CL_API_CALL*)(CommandBuffer);
+using EnqueueCommandBuffer = cl_int(CL_API_CALL*)(cl_uint, cl_command_queue*, CommandBuffer, cl_uint, const cl_event*,
+                                                  cl_event*);
+
+template <class Function> Function entry_point(cl_platform_id platform, const char* name)
+{
+    const auto function = reinterpret_cast<Function>(clGetExtensionFunctionAddressForPlatform(platform, name));
+    require(function != nullptr, name, 0);
+    return function;
+}
+
+bool lists_command_buffers(cl_device_id device)
+{
+    std::size_t size = 0;
+    cl_int code = clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
+    require(code == CL_SUCCESS, "clGetDeviceInfo", code);
+    std::vector<char> extensions(size);
+    code = clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+    require(code == CL_SUCCESS, "clGetDeviceInfo", code);
+    return (" " + std::string(extensions.data()) + " ").find(" cl_khr_command_buffer ") != std::string::npos;
+}
+
+/// The chain recorded into a command buffer for `queue`, each launch waiting on the one before as
+/// duet records an in-order queue's, and finalised; the replay enqueues it. Every round drains the
+/// queue, so no replay is enqueued while the last is pending: the buffer needs no simultaneous use.
+std::function<void()> opencl_command_buffer(cl_device_id device, cl_command_queue queue, cl_kernel kernel, int kernels)
+{
+    cl_platform_id platform = nullptr;
+    cl_int code = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+    require(code == CL_SUCCESS, "clGetDeviceInfo", code);
+    const auto create = entry_point<CreateCommandBuffer>(platform, "clCreateCommandBufferKHR");
+    const auto launch = entry_point<CommandNDRangeKernel>(platform, "clCommandNDRangeKernelKHR");
+    const auto finalize = entry_point<FinalizeCommandBuffer>(platform, "clFinalizeCommandBufferKHR");
+    const auto enqueue = entry_point<EnqueueCommandBuffer>(platform, "clEnqueueCommandBufferKHR");
+    const CommandBuffer buffer = create(1, &queue, nullptr, &code);
+    require(code == CL_SUCCESS, "clCreateCommandBufferKHR", code);
+    static const std::size_t one = 1;
+    cl_uint last = 0;
+    for (int i = 0; i < kernels; ++i) {
+        cl_uint sync_point = 0;
+        code = launch(buffer, nullptr, nullptr, kernel, 1, nullptr, &one, &one, i > 0 ? 1 : 0, i > 0 ? &last : nullptr,
+                      &sync_point, nullptr);
+        require(code == CL_SUCCESS, "clCommandNDRangeKernelKHR", code);
+        last = sync_point;
+    }
+    code = finalize(buffer);
+    require(code == CL_SUCCESS, "clFinalizeCommandBufferKHR", code);
+    return [enqueue, buffer] {
+        const cl_int replayed = enqueue(0, nullptr, buffer, 0, nullptr, nullptr);
+        require(replayed == CL_SUCCESS, "clEnqueueCommandBufferKHR", replayed);
+    };
+}
+
 struct RawChain {
     const char* what = "";
     std::function<void()> run;
@@ -37,6 +102,10 @@ RawChain raw_chain(const duet::Device& device, duet::Queue& queue, int kernels)
     if (device.backend() == "opencl") {
         const cl_kernel kernel = duet::bench::opencl_empty_kernel(device);
         const auto cl_queue = static_cast<cl_command_queue>(queue.native());
+        const auto cl_device = static_cast<cl_device_id>(device.native().device);
+        if (lists_command_buffers(cl_device)) {
+            return {"OpenCL command buffer", opencl_command_buffer(cl_device, cl_queue, kernel, kernels)};
+        }
         return {"clEnqueueNDRangeKernel", [kernel, cl_queue, kernels] {
                     static const std::size_t one = 1;
                     for (int i = 0; i < kernels; ++i) {

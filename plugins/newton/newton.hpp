@@ -148,6 +148,8 @@ public:
     /// Iterates from x's device side (x0) to the result there, enqueued on `queue`, reading one
     /// double per check. x holds at least problem.n elements; problem.n is the Solver's n. Stops
     /// at a cap or at an eps that is not finite and says so in the result, never throwing for it.
+    /// An outer iteration's kernels up to the inner loop, an inner iteration's with its check's
+    /// sum, and the outer step's with its check's sum are recorded once per solve and replayed.
     Convergence solve(Queue& queue, Mirror<double>& x, const Buffer<double>& f, const Problem& problem);
 
     /// max |x1 - x| of the last solve's last outer iteration, reduced on the device.
