@@ -143,6 +143,10 @@ std::string figure(const std::vector<double>& rounds)
 int main(int argc, char** argv)
 {
     const int kernels = argc > 1 ? std::atoi(argv[1]) : 1000;
+    if (kernels <= 0) {
+        std::fprintf(stderr, "usage: %s [kernels in the chain, at least 1; 1000 by default]\n", argv[0]);
+        return 2;
+    }
     constexpr int rounds = 21;
     std::printf("replay overhead: a chain of %d empty kernels, grid 1 x block 1, host us per kernel, median of %d "
                 "rounds ± half the IQR\n",

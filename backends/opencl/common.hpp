@@ -253,7 +253,7 @@ void record_command(duet_sequence_s& sequence, void* entry, bool properties, con
 
 /// A copy of `kernel` (clCloneKernel) that `sequence` owns, for one recorded launch to set its
 /// arguments on.
-cl_kernel recorded_kernel(duet_sequence_s& sequence, const duet_kernel_s& kernel);
+cl_kernel recorded_kernel(duet_sequence_s& sequence, duet_kernel_s& kernel);
 
 #include "backend_slots.inc"
 

@@ -132,11 +132,16 @@ CommandBuffers look_up(const duet_device_s& device)
 
 } // namespace
 
-cl_kernel recorded_kernel(duet_sequence_s& sequence, const duet_kernel_s& kernel)
+cl_kernel recorded_kernel(duet_sequence_s& sequence, duet_kernel_s& kernel)
 {
     sequence.kernels.reserve(sequence.kernels.size() + 1);
     cl_int code = CL_SUCCESS;
-    const cl_kernel copy = clCloneKernel(kernel.kernel, &code);
+    cl_kernel copy = nullptr;
+    {
+        // The clone reads the kernel's arguments, which another queue's launch may be setting.
+        const std::lock_guard lock(kernel.launch_mutex);
+        copy = clCloneKernel(kernel.kernel, &code);
+    }
     check(code, "clCloneKernel");
     sequence.kernels.push_back(copy);
     return copy;

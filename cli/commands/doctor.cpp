@@ -192,6 +192,11 @@ json::Value kernel_limits_json(const std::vector<KernelLimits>& limits)
 {
     json::Array rows;
     for (const auto& limit : limits) {
+        if (!limit.problem.empty()) {
+            rows.push_back(json::Object{
+                {"device", limit.device.selector()}, {"kernel", limit.kernel}, {"problem", limit.problem}});
+            continue;
+        }
         const KernelProperties& p = limit.properties;
         rows.push_back(json::Object{{"device", limit.device.selector()},
                                     {"kernel", limit.kernel},

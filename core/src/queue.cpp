@@ -5,11 +5,14 @@
 
 #include "state.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <shared_mutex>
 
 namespace duet {
 
@@ -178,7 +181,7 @@ template <class Dims> std::string dims_text(const Dims& dims)
     const std::uint64_t threads = block[0] * block[1] * block[2];
     const std::string start =
         "kernel '" + kernel.name + "': block of " + shape + " = " + std::to_string(threads) + " work-items";
-    if (kp.required_block[0] != 0) {
+    if (kp.required_block[0] != 0 && !std::equal(block.begin(), block.end(), kp.required_block.begin())) {
         detail::fail<InvalidArgument>(backend, call,
                                       start + ", but the kernel declares its block as " + dims_text(kp.required_block) +
                                           " (reqd_work_group_size)");
@@ -203,13 +206,19 @@ template <class Dims> std::string dims_text(const Dims& dims)
             " on this device, as the driver reports it (CL_KERNEL_WORK_GROUP_SIZE; no cause given)");
 }
 
+using Gate = std::shared_lock<std::shared_mutex>;
+
 /// InvalidArgument while the queue records a sequence, for what a sequence cannot hold: `why`.
-void refuse_while_recording(const detail::QueueState& queue, const char* call, const char* why)
+/// Otherwise the queue's gate, held until the command has reached the backend, so that no
+/// recording starts in between.
+[[nodiscard]] Gate refuse_while_recording(const detail::QueueState& queue, const char* call, const char* why)
 {
-    if (queue.recording.load(std::memory_order_acquire) != nullptr) [[unlikely]] {
+    Gate gate(queue.recording_gate);
+    if (queue.recording != nullptr) [[unlikely]] {
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
                                       std::string("not while the queue records a sequence: ") + why);
     }
+    return gate;
 }
 
 constexpr const char* touches_host = "a recorded sequence cannot touch host memory (copy through a device "
@@ -219,18 +228,18 @@ constexpr const char* synchronises = "a recorded sequence cannot synchronise (re
 
 /// Enqueues `command`, or while the queue records a sequence, records it: the backend captures it
 /// as it is enqueued, or the core keeps it for its plain replay. Either way `keep` adds what the
-/// command uses to the sequence, which keeps it alive.
-template <class Keep>
-void enqueue(const detail::QueueState& queue, const detail::RecordedCommand& command, const Keep& keep)
+/// command uses to the sequence, which keeps it alive. The caller holds the queue's gate.
+template <class Command, class Keep>
+void enqueue(const detail::QueueState& queue, const Gate&, const Command& command, const Keep& keep)
 {
-    detail::SequenceState* recording = queue.recording.load(std::memory_order_acquire);
+    detail::SequenceState* recording = queue.recording;
     if (recording == nullptr) [[likely]] {
         queue.device->check(command(queue.handle));
         return;
     }
     std::lock_guard lock(queue.recording_mutex);
     if (recording->method == ReplayMethod::plain) {
-        recording->commands.push_back(command);
+        recording->commands.emplace_back(command);
     } else {
         queue.device->check(command(queue.handle));
     }
@@ -265,18 +274,28 @@ struct RecordedLaunch {
     }
 };
 
-/// Ends a recording however record_sequence leaves: the queue stops recording and, when the
-/// commands threw, the backend's recording is dropped.
+/// A recording from the moment the queue records: end() stops it, the gate held alone, and the
+/// backend's recording ends into the sequence; if the commands threw, the destructor stops it and
+/// the backend's recording is dropped.
 struct RecordingScope {
     const detail::QueueState& queue;
     bool backend_recording = false;
+    bool ended = false;
+
+    /// The backend's recording ends into `handle`, or is dropped where `handle` is null.
+    duet_status end(duet_sequence* handle)
+    {
+        const std::unique_lock gate(queue.recording_gate);
+        ended = true;
+        queue.recording = nullptr;
+        return backend_recording ? queue.device->api().queue_end_recording(queue.handle, handle) : DUET_SUCCESS;
+    }
 
     ~RecordingScope()
     {
-        if (backend_recording) {
-            queue.device->api().queue_end_recording(queue.handle, nullptr);
+        if (!ended) {
+            end(nullptr);
         }
-        queue.recording.store(nullptr, std::memory_order_release);
     }
 };
 
@@ -307,7 +326,7 @@ void Queue::write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void
 {
     const detail::QueueState& state = detail::live(state_, "Queue::write", "Queue");
     constexpr const char* call = "Queue::write";
-    refuse_while_recording(state, call, touches_host);
+    const Gate gate = refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, dst, call, "destination");
     check_host(state, src, call);
     check_range(state, buffer, dst_offset, bytes, call, "destination");
@@ -320,7 +339,7 @@ void Queue::read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, 
 {
     const detail::QueueState& state = detail::live(state_, "Queue::read", "Queue");
     constexpr const char* call = "Queue::read";
-    refuse_while_recording(state, call, touches_host);
+    const Gate gate = refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, src, call, "source");
     check_host(state, dst, call);
     check_range(state, buffer, src_offset, bytes, call, "source");
@@ -344,8 +363,9 @@ void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBu
     }
     if (bytes != 0) {
         const auto copy = state.device->api().queue_copy;
+        const Gate gate(state.recording_gate);
         enqueue(
-            state,
+            state, gate,
             [copy, to = to.handle, dst_offset, from = from.handle, src_offset, bytes](duet_queue queue) {
                 return copy(queue, to, dst_offset, from, src_offset, bytes);
             },
@@ -377,8 +397,9 @@ void Queue::fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t byt
         const auto fill = state.device->backend->require(state.device->api().queue_fill, "fills");
         std::array<unsigned char, 128> value{};
         std::memcpy(value.data(), pattern, pattern_size);
+        const Gate gate(state.recording_gate);
         enqueue(
-            state,
+            state, gate,
             [fill, to = buffer.handle, offset, bytes, value, pattern_size](duet_queue queue) {
                 return fill(queue, to, offset, bytes, value.data(), pattern_size);
             },
@@ -391,7 +412,7 @@ void Queue::write_rect(const RawBuffer& dst, const RectSide& dst_side, const voi
 {
     const detail::QueueState& state = detail::live(state_, "Queue::write_rect", "Queue");
     constexpr const char* call = "Queue::write_rect";
-    refuse_while_recording(state, call, touches_host);
+    const Gate gate = refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, dst, call, "destination");
     check_host(state, src, call);
     const auto to = rect_side(state, dst_side, extent, call, "destination");
@@ -411,7 +432,7 @@ void Queue::read_rect(void* dst, const RectSide& dst_side, const RawBuffer& src,
 {
     const detail::QueueState& state = detail::live(state_, "Queue::read_rect", "Queue");
     constexpr const char* call = "Queue::read_rect";
-    refuse_while_recording(state, call, touches_host);
+    const Gate gate = refuse_while_recording(state, call, touches_host);
     const auto& buffer = checked_buffer(state, src, call, "source");
     check_host(state, dst, call);
     const auto to = rect_side(state, dst_side, extent, call, "destination");
@@ -441,8 +462,9 @@ void Queue::copy_rect(const RawBuffer& dst, const RectSide& dst_side, const RawB
     check_rect_buffer(state, to_buffer, to, extent, call, "destination");
     check_rect_buffer(state, from_buffer, from, extent, call, "source");
     const auto copy = state.device->backend->require(state.device->api().queue_copy_rect, "rectangular copies");
+    const Gate gate(state.recording_gate);
     enqueue(
-        state,
+        state, gate,
         [copy, to_handle = to_buffer.handle, to, from_handle = from_buffer.handle, from,
          region = native_extent(extent)](duet_queue queue) {
             return copy(queue, to_handle, &to, from_handle, &from, &region);
@@ -566,14 +588,15 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     }
 
     const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
-    if (state.recording.load(std::memory_order_acquire) == nullptr) [[likely]] {
+    const Gate gate(state.recording_gate);
+    if (state.recording == nullptr) [[likely]] {
         device.check(device.api().queue_launch(state.handle, k.handle, &native_range, native,
                                                static_cast<std::uint32_t>(count)));
         return;
     }
     auto recorded = std::make_shared<const RecordedLaunch>(k.handle, native_range, native, count);
     enqueue(
-        state,
+        state, gate,
         [launch = device.api().queue_launch, recorded](duet_queue queue) {
             return launch(queue, recorded->kernel, &recorded->range, recorded->args.data(),
                           static_cast<std::uint32_t>(recorded->args.size()));
@@ -591,7 +614,7 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
 Event Queue::record()
 {
     const detail::QueueState& state = detail::live(state_, "Queue::record", "Queue");
-    refuse_while_recording(state, "Queue::record", synchronises);
+    const Gate gate = refuse_while_recording(state, "Queue::record", synchronises);
     auto event = std::make_shared<detail::EventState>();
     event->device = state.device;
     state.device->check(state.device->api().queue_record(state.handle, &event->handle));
@@ -601,7 +624,7 @@ Event Queue::record()
 void Queue::wait(const Event& event)
 {
     const detail::QueueState& state = detail::live(state_, "Queue::wait", "Queue");
-    refuse_while_recording(state, "Queue::wait", synchronises);
+    const Gate gate = refuse_while_recording(state, "Queue::wait", synchronises);
     const auto& waited = detail::live(event.state(), "Queue::wait", "Event");
     check_same_device(state, waited.device, "Queue::wait", "the event");
     state.device->check(state.device->api().queue_wait(state.handle, waited.handle));
@@ -610,7 +633,7 @@ void Queue::wait(const Event& event)
 void Queue::finish()
 {
     const detail::QueueState& state = detail::live(state_, "Queue::finish", "Queue");
-    refuse_while_recording(state, "Queue::finish", synchronises);
+    const Gate gate = refuse_while_recording(state, "Queue::finish", synchronises);
     state.device->check(state.device->api().queue_finish(state.handle));
 }
 
@@ -621,34 +644,36 @@ Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Rec
     const auto& device = *state.device;
     auto sequence = std::make_shared<detail::SequenceState>();
     sequence->device = state.device;
-    detail::SequenceState* idle = nullptr;
-    if (!state.recording.compare_exchange_strong(idle, sequence.get(), std::memory_order_acq_rel)) {
-        detail::fail<InvalidArgument>(device.backend->name(), call,
-                                      "the queue is already recording a sequence; sequences do not nest");
-    }
-    RecordingScope scope{state};
-    const auto begin = device.api().queue_begin_recording;
-    if (how == Recording::plain) {
-        sequence->reason = "a plain replay was asked for (Recording::plain)";
-    } else if (begin == nullptr || device.api().queue_end_recording == nullptr ||
-               device.api().sequence_replay == nullptr || device.api().sequence_release == nullptr) {
-        sequence->reason =
-            "the " + device.backend->name() + " backend records no sequences (its ABI is older than 3.1)";
-    } else {
-        duet_replay_method method = DUET_REPLAY_GRAPH;
-        try {
-            device.check(begin(state.handle, &method));
-            scope.backend_recording = true;
-            sequence->method = method == DUET_REPLAY_GRAPH ? ReplayMethod::graph : ReplayMethod::command_buffer;
-        } catch (const Unsupported& unsupported) {
-            sequence->reason = unsupported.message();
+    bool backend_recording = false;
+    {
+        // Alone on the queue: commands other threads issue meanwhile wait, then are recorded too.
+        const std::unique_lock gate(state.recording_gate);
+        if (state.recording != nullptr) {
+            detail::fail<InvalidArgument>(device.backend->name(), call,
+                                          "the queue is already recording a sequence; sequences do not nest");
         }
+        const auto begin = device.api().queue_begin_recording;
+        if (how == Recording::plain) {
+            sequence->reason = "a plain replay was asked for (Recording::plain)";
+        } else if (begin == nullptr || device.api().queue_end_recording == nullptr ||
+                   device.api().sequence_replay == nullptr || device.api().sequence_release == nullptr) {
+            sequence->reason = "the " + device.backend->name() +
+                               " backend records no sequences (its function table has no recording slots)";
+        } else {
+            duet_replay_method method = DUET_REPLAY_GRAPH;
+            try {
+                device.check(begin(state.handle, &method));
+                backend_recording = true;
+                sequence->method = method == DUET_REPLAY_GRAPH ? ReplayMethod::graph : ReplayMethod::command_buffer;
+            } catch (const Unsupported& unsupported) {
+                sequence->reason = unsupported.message();
+            }
+        }
+        state.recording = sequence.get();
     }
+    RecordingScope scope{state, backend_recording};
     commands(*this);
-    if (scope.backend_recording) {
-        scope.backend_recording = false;
-        device.check(device.api().queue_end_recording(state.handle, &sequence->handle));
-    }
+    device.check(scope.end(&sequence->handle));
     return Sequence(std::move(sequence));
 }
 
@@ -658,8 +683,9 @@ void Queue::replay(const Sequence& sequence)
     const detail::QueueState& state = detail::live(state_, call, "Queue");
     const auto& replayed = detail::live(sequence.state(), call, "Sequence");
     check_same_device(state, replayed.device, call, "the sequence");
-    refuse_while_recording(state, call, "sequences do not nest (record the commands themselves)");
+    const Gate gate = refuse_while_recording(state, call, "sequences do not nest (record the commands themselves)");
     if (replayed.handle != nullptr) {
+        const std::lock_guard one_at_a_time(replayed.replay_mutex);
         state.device->check(state.device->api().sequence_replay(replayed.handle, state.handle));
         return;
     }

@@ -10,13 +10,13 @@
 #include <duet/program.hpp>
 #include <duet/sequence.hpp>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -148,15 +148,21 @@ struct SequenceState {
     std::size_t count = 0;                         ///< commands recorded
     std::vector<RecordedCommand> commands;         ///< for a plain replay
     std::vector<std::shared_ptr<const void>> kept; ///< the buffers and kernels the commands use
+    /// A graph is not internally synchronised (cuGraphLaunch): one replay of `handle` at a time.
+    mutable std::mutex replay_mutex;
     ~SequenceState();
 };
 
 struct QueueState {
     std::shared_ptr<const DeviceState> device;
     duet_queue handle = nullptr;
-    /// The sequence that Queue::record_sequence is filling, null otherwise; commands issued
-    /// meanwhile go to it under recording_mutex, so the backend sees them one at a time.
-    mutable std::atomic<SequenceState*> recording{nullptr};
+    /// The sequence that Queue::record_sequence is filling, null otherwise. Every command holds
+    /// `recording_gate` shared from reading it until the backend has the command, and a recording
+    /// starts and ends holding it alone, so that a command from any thread falls wholly inside a
+    /// recording or wholly outside it; recorded commands reach the backend one at a time, under
+    /// recording_mutex.
+    mutable SequenceState* recording = nullptr;
+    mutable std::shared_mutex recording_gate;
     mutable std::mutex recording_mutex;
     ~QueueState();
 };

@@ -249,8 +249,10 @@ void expect_kernel_limits(const std::string& backend, const std::string& file_na
     EXPECT_EQ(declared, plain) << result.out;
     // One kernel by name, and a file that does not build fails a check with the compiler's words.
     const auto one = parse_or_fail(run_duet({"doctor", "--kernel", file.string() + ":plain", "--json"}).out);
+    EXPECT_EQ(one["kernel_limits"].array().size(), plain);
     for (const auto& row : one["kernel_limits"].array()) {
         EXPECT_EQ(row["kernel"].string(), "plain");
+        EXPECT_EQ(row["problem"].string(), "");
     }
     std::ofstream(file) << source << "\nthis is not " << backend << " source\n";
     const auto broken = run_duet({"doctor", "--kernel", file.string()});

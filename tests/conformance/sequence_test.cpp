@@ -1,7 +1,9 @@
 // Sequences: launches, copies and fills recorded once and replayed give what issuing them as often
 // gives, through the backend's own replay and the core's plain one; the method each device
 // reports; what a recording refuses, and the queue afterwards; lifetimes; devices and queues.
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 #include "duet_test.hpp"
 
@@ -208,6 +210,38 @@ TEST_P(SequenceConformance, NestingAndReplayingInsideARecordingAreRefused)
         DUET_EXPECT_MENTIONS(*replayed, "Queue::replay", "do not nest");
     }
     EXPECT_EQ(download(queue(), data), Words(n, 0));
+}
+
+TEST_P(SequenceConformance, CommandsOfAnotherThreadFallWhollyInsideTheRecordingOrOutsideIt)
+{
+    // Another thread adds 1000, `launches` times, while this one records twenty additions of 1:
+    // each of its launches ran at once or was recorded, never both, never neither.
+    constexpr std::uint32_t launches = 200;
+    constexpr std::uint32_t own = 20;
+    const Buffer<std::uint32_t> x = make_buffer(device(), queue(), Words(n, 0));
+    const Kernel kernel = add_value();
+    const Range range = Range::cover(n, 64);
+    std::atomic<bool> started{false};
+    std::thread other([&] {
+        started = true;
+        for (std::uint32_t i = 0; i < launches; ++i) {
+            queue().launch(kernel, range, x, std::uint32_t{1000}, n);
+        }
+    });
+    while (!started) {
+        std::this_thread::yield();
+    }
+    const Sequence sequence = queue().record_sequence([&](Queue& recording) {
+        for (std::uint32_t i = 0; i < own; ++i) {
+            recording.launch(kernel, range, x, std::uint32_t{1}, n);
+        }
+    });
+    other.join();
+    ASSERT_GE(sequence.commands(), own);
+    const auto recorded_of_other = static_cast<std::uint32_t>(sequence.commands() - own);
+    EXPECT_EQ(download(queue(), x), Words(n, 1000 * (launches - recorded_of_other)));
+    queue().replay(sequence);
+    EXPECT_EQ(download(queue(), x), Words(n, 1000 * launches + own));
 }
 
 TEST_P(SequenceConformance, ASequenceKeepsWhatItUsesAlive)

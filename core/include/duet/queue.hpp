@@ -201,8 +201,9 @@ public:
     /// argument values copied. A sequence touches no host memory and does not synchronise: host
     /// copies, record(), wait() and finish() inside are InvalidArgument. Allocate before recording
     /// (CUDA refuses allocations during a capture). Commands that other threads issue on this queue
-    /// meanwhile are recorded too, as CUDA's capture does. If `commands` throws, nothing was run,
-    /// the recording is dropped and the queue is usable as before.
+    /// meanwhile are recorded too, as CUDA's capture does, each wholly inside the recording or
+    /// wholly before or after it; their host copies and synchronisation are refused alike. If `commands` throws,
+    /// nothing was run, the recording is dropped and the queue is usable as before.
     Sequence record_sequence(const std::function<void(Queue&)>& commands, Recording how = Recording::native);
     /// Runs a sequence recorded on a queue of this queue's device (cuGraphLaunch /
     /// clEnqueueCommandBufferKHR / its commands issued again), ordered like any enqueue.
