@@ -9,7 +9,10 @@
 // work-items of such kernels correctly, and refuses at the enqueue, with CL_OUT_OF_RESOURCES, a
 // block whose registers do not fit (measured on an H100). So on NVIDIA's OpenCL a kernel's largest
 // block is worked out as CUDA's driver does, from its registers (program.cpp reads them from the
-// compiler's log) and the device's register file; the driver's 256 is kept for display.
+// compiler's log) and the device's register file; the driver's 256 is kept for display. Where the
+// log gives no registers (an H100's matmul kernels on driver 580 came back without them), the 256
+// is not applied either: the device's maximum stands, and the enqueue's CL_OUT_OF_RESOURCES
+// (queue.cpp) refuses a block whose registers do not fit.
 #include "common.hpp"
 #include "register_file.hpp"
 
@@ -55,6 +58,9 @@ duet_kernel_properties properties_of(cl_kernel kernel, const duet_program_s& pro
         properties.max_block_size = std::min(by_registers, device.max_block_size);
         properties.max_block_limit =
             by_registers < device.max_block_size ? DUET_BLOCK_LIMIT_REGISTERS : DUET_BLOCK_LIMIT_DEVICE;
+    } else if (device.registers_per_block != 0) {
+        properties.max_block_size = device.max_block_size;
+        properties.max_block_limit = DUET_BLOCK_LIMIT_DEVICE;
     } else {
         properties.max_block_size = properties.driver_max_block_size;
         properties.max_block_limit =

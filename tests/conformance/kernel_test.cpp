@@ -46,9 +46,9 @@ TEST_P(KernelConformance, PropertiesSayWhatSetsTheLargestBlock)
 }
 
 // NVIDIA's OpenCL answers CL_KERNEL_WORK_GROUP_SIZE 256 for every kernel, yet runs larger blocks
-// whose registers fit: duet takes the kernel's limit from its registers, and a block of that limit
-// must then run and compute every element.
-TEST_P(KernelConformance, ABlockAboveTheDriversFigureRunsWhereTheRegistersHoldIt)
+// whose registers fit: duet's limit for such a kernel is above the driver's figure, and a block of
+// that limit must then run and compute every element.
+TEST_P(KernelConformance, ABlockAboveTheDriversFigureRuns)
 {
     const Kernel fill = test_kernel(device(), "fill_value");
     const KernelProperties& properties = fill.properties();
@@ -57,7 +57,6 @@ TEST_P(KernelConformance, ABlockAboveTheDriversFigureRunsWhereTheRegistersHoldIt
                      << ", is this kernel's limit here";
     }
     EXPECT_EQ(properties.max_block_limit, BlockLimit::device) << to_string(properties.max_block_limit);
-    EXPECT_GT(properties.registers, 0u) << "a limit above the driver's must come from the registers";
     const std::size_t block = std::min<std::uint64_t>(properties.max_block_size, props().max_block_dims[0]);
     const std::size_t n = block * 37 + 5;
     Buffer<float> out = device().alloc<float>(n);
@@ -66,29 +65,37 @@ TEST_P(KernelConformance, ABlockAboveTheDriversFigureRunsWhereTheRegistersHoldIt
     EXPECT_TRUE(bitwise_equal(std::vector<float>(n, 3.0f), download(queue(), out)));
 }
 
+// A block whose registers exceed the register file is Unsupported, naming them: refused by duet
+// where it knows the kernel's registers, by the driver's enqueue (CL_OUT_OF_RESOURCES) on NVIDIA's
+// OpenCL where its compiler's log did not give them. The queue works on afterwards.
 TEST_P(KernelConformance, ABlockTheRegistersDoNotHoldIsUnsupportedNamingThem)
 {
     const Kernel heavy = test_kernel(device(), "register_heavy");
     const KernelProperties& properties = heavy.properties();
-    if (properties.max_block_limit != BlockLimit::registers) {
+    const bool driver_refuses = is_opencl() && props().registers_per_block != 0 && properties.registers == 0;
+    if (properties.max_block_limit != BlockLimit::registers && !driver_refuses) {
         GTEST_SKIP() << "register_heavy's largest block here is set by " << to_string(properties.max_block_limit)
                      << " (" << properties.registers << " registers a work-item reported)";
     }
-    EXPECT_LT(properties.max_block_size, props().max_block_size);
     const std::size_t n = 4096;
     Buffer<float> in = make_buffer(device(), queue(), random_floats(n, test_seed()));
     Buffer<float> out = device().alloc<float>(n);
     const std::size_t too_many = std::min<std::uint64_t>(props().max_block_size, props().max_block_dims[0]);
-    ASSERT_GT(too_many, properties.max_block_size);
     auto error = expect_error<Unsupported>(
         [&] { queue().launch(heavy, Range::cover(n, too_many), in, out, static_cast<std::uint32_t>(n)); });
     if (error) {
         DUET_EXPECT_MENTIONS(*error, "register_heavy");
-        DUET_EXPECT_MENTIONS(*error, dec(properties.registers) + " registers");
-        DUET_EXPECT_MENTIONS(*error, dec(properties.max_block_size));
+        if (driver_refuses) {
+            DUET_EXPECT_MENTIONS(*error, "CL_OUT_OF_RESOURCES");
+        } else {
+            EXPECT_LT(properties.max_block_size, too_many);
+            DUET_EXPECT_MENTIONS(*error, dec(properties.registers) + " registers");
+            DUET_EXPECT_MENTIONS(*error, dec(properties.max_block_size));
+        }
     }
-    // The largest block it holds runs, on the same queue.
-    queue().launch(heavy, Range::cover(n, properties.max_block_size), in, out, static_cast<std::uint32_t>(n));
+    // A block it holds runs, on the same queue: its limit, or where the driver decides, its figure.
+    const std::size_t held = driver_refuses ? properties.driver_max_block_size : properties.max_block_size;
+    queue().launch(heavy, Range::cover(n, held), in, out, static_cast<std::uint32_t>(n));
     queue().finish();
 }
 
