@@ -195,7 +195,12 @@ void DeviceState::finish_queues() const noexcept
     // delists its queue under this lock before releasing it).
     const std::lock_guard lock(queues_mutex_);
     for (const QueueState* queue : queues_) {
-        api().queue_finish(queue->handle);
+        // A queue that records runs nothing (it began idle: record_sequence), and a capturing
+        // CUDA stream cannot be synchronised without spoiling the capture.
+        const std::shared_lock gate(queue->recording_gate);
+        if (queue->recording == nullptr) {
+            api().queue_finish(queue->handle);
+        }
     }
 }
 

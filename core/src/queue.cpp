@@ -652,6 +652,9 @@ Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Rec
             detail::fail<InvalidArgument>(device.backend->name(), call,
                                           "the queue is already recording a sequence; sequences do not nest");
         }
+        // Idle before it records, so that waiting for the device's queues (freeing host memory)
+        // has nothing of this one to wait for meanwhile.
+        device.check(device.api().queue_finish(state.handle));
         const auto begin = device.api().queue_begin_recording;
         if (how == Recording::plain) {
             sequence->reason = "a plain replay was asked for (Recording::plain)";

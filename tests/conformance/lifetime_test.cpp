@@ -3,8 +3,10 @@
 // so a run step that throws after enqueuing copies unwinds safely in any declaration order.
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include "duet_test.hpp"
 
@@ -138,6 +140,37 @@ TEST_P(LifetimeConformance, FreeingHostMemoryWaitsForEveryQueueOfItsDevice)
         EXPECT_TRUE(slow.complete() && copied.complete()) << "host memory was freed with another queue's copy running";
         EXPECT_TRUE(written.complete()) << "host memory was freed with its queue's copy running";
     }
+}
+
+TEST_P(LifetimeConformance, FreeingHostMemoryWhileAQueueRecordsLeavesTheRecordingWhole)
+{
+    // Freeing host memory waits for every queue of the device, but not for one that records: it
+    // runs nothing, and a CUDA stream under capture cannot be synchronised.
+    const std::size_t bytes = std::size_t{1} << 16;
+    std::unique_ptr<void, void (*)(void*)> registered(std::aligned_alloc(4096, bytes), std::free);
+    std::vector<HostBuffer> hosts = every_host_kind(device(), bytes, registered.get());
+    const Kernel add = test_kernel(device(), "add_value");
+    constexpr std::uint32_t n = 1000;
+    const Buffer<std::uint32_t> x = make_buffer(device(), queue(), std::vector<std::uint32_t>(n, 0));
+    const Range range = Range::cover(n, 64);
+    std::promise<void> inside;
+    std::promise<void> freed;
+    Sequence sequence;
+    std::thread recorder([&] {
+        sequence = queue().record_sequence([&](Queue& recording) {
+            recording.launch(add, range, x, std::uint32_t{1}, n);
+            inside.set_value();
+            freed.get_future().wait();
+            recording.launch(add, range, x, std::uint32_t{2}, n);
+        });
+    });
+    inside.get_future().wait();
+    hosts.clear();
+    freed.set_value();
+    recorder.join();
+    ASSERT_EQ(sequence.commands(), 2u);
+    queue().replay(sequence);
+    EXPECT_EQ(download(queue(), x), std::vector<std::uint32_t>(n, 3));
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(LifetimeConformance);

@@ -193,8 +193,9 @@ public:
     /// clFinish / cuStreamSynchronize
     void finish();
 
-    /// Records the device-to-device copies, fills and launches that `commands` issues on this
-    /// queue, without running them, for replay() to run as often as needed: a CUDA graph
+    /// Waits for the queue's earlier work, then records the device-to-device copies, fills and
+    /// launches that `commands` issues on this queue, without running them, for replay() to run as
+    /// often as needed: a CUDA graph
     /// (cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiateWithFlags), an OpenCL command
     /// buffer (clCreateCommandBufferKHR, clCommand*KHR, clFinalizeCommandBufferKHR), or, where the
     /// device has neither or `how` is Recording::plain, the commands kept by the core with their
