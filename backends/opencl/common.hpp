@@ -73,6 +73,7 @@ struct duet_device_s : duet::backend::Handle {
     bool nv_attributes = false;               ///< cl_nv_device_attribute_query is present
     /// cl_nv_compiler_options: -cl-nv-verbose puts ptxas's register counts in the build log.
     bool nv_compiler_options = false;
+    bool lists_command_buffers = false;    ///< cl_khr_command_buffer is present (sequence.cpp)
     std::uint64_t max_block_size = 0;      ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
     std::uint32_t registers_per_block = 0; ///< CL_DEVICE_REGISTERS_PER_BLOCK_NV; 0 elsewhere
     std::uint32_t warp_width = 0;          ///< CL_DEVICE_WARP_SIZE_NV; 0 elsewhere

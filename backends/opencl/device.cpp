@@ -84,6 +84,7 @@ std::unique_ptr<duet_device_s> open_device(cl_platform_id platform, const std::s
     const std::string extensions = device_text(id, CL_DEVICE_EXTENSIONS);
     device->nv_attributes = has_extension(extensions, "cl_nv_device_attribute_query");
     device->nv_compiler_options = has_extension(extensions, "cl_nv_compiler_options");
+    device->lists_command_buffers = has_extension(extensions, "cl_khr_command_buffer");
     device->max_block_size = device_info<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     if (device->nv_attributes) {
         device->registers_per_block = device_info<cl_uint>(id, CL_DEVICE_REGISTERS_PER_BLOCK_NV);

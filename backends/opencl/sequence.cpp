@@ -70,9 +70,7 @@ CommandBuffers look_up(const duet_device_s& device)
     const std::string where = "the OpenCL device '" +
                               info_text(clGetDeviceInfo, device.id, CL_DEVICE_NAME, "clGetDeviceInfo") +
                               "' of platform '" + device.platform_name + "'";
-    const std::string extensions =
-        " " + info_text(clGetDeviceInfo, device.id, CL_DEVICE_EXTENSIONS, "clGetDeviceInfo") + " ";
-    if (extensions.find(" cl_khr_command_buffer ") == std::string::npos) {
+    if (!device.lists_command_buffers) {
         found.unsupported = "this OpenCL platform has no cl_khr_command_buffer: " + where + " does not list it";
         return found;
     }
