@@ -4,7 +4,6 @@
 // the two paths; the median round is reported, in host microseconds per launch.
 #include "empty_kernel.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -17,12 +16,14 @@ using duet::bench::require;
 /// Host microseconds per launch over `launches` launches, the queue drained at the end.
 double per_launch_us(int launches, const std::function<void()>& launch, duet::Queue& queue)
 {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < launches; ++i) {
-        launch();
-    }
-    queue.finish();
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / launches;
+    return duet::bench::host_us_per_item(
+        launches,
+        [&] {
+            for (int i = 0; i < launches; ++i) {
+                launch();
+            }
+        },
+        queue);
 }
 
 /// The raw launch: the same kernel built with the native API on duet's own queue.

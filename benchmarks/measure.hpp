@@ -1,12 +1,26 @@
-// What every benchmark here shares: the median of repeated rounds, and failing fast.
+// What every benchmark here shares: host time per item, the median of repeated rounds, and
+// failing fast.
 #pragma once
 
+#include <duet/queue.hpp>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <vector>
 
 namespace duet::bench {
+
+/// Host microseconds per item of `work`, which enqueues `items` of them, the queue drained.
+inline double host_us_per_item(int items, const std::function<void()>& work, duet::Queue& queue)
+{
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    queue.finish();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / items;
+}
 
 inline double median(std::vector<double> values)
 {

@@ -9,7 +9,6 @@
 // reported with half its interquartile range, in host microseconds per kernel.
 #include "empty_kernel.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -19,15 +18,6 @@
 namespace {
 
 using duet::bench::require;
-
-/// Host microseconds per kernel of one run of `chain`, which enqueues `kernels` kernels.
-double per_kernel_us(int kernels, const std::function<void()>& chain, duet::Queue& queue)
-{
-    const auto start = std::chrono::steady_clock::now();
-    chain();
-    queue.finish();
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kernels;
-}
 
 // cl_khr_command_buffer's entry points, declared here as duet's OpenCL backend declares them (newer
 // headers hide the provisional extension behind CL_ENABLE_BETA_EXTENSIONS). These four take the
@@ -175,13 +165,13 @@ int main(int argc, char** argv)
         };
         // Warm-up: first launches pay for lazy module loading, graph upload and queue set-up.
         for (const auto& path : paths) {
-            per_kernel_us(kernels, path, queue);
+            duet::bench::host_us_per_item(kernels, path, queue);
         }
         // Alternate the paths so that clock and thermal drift hit all alike.
         std::vector<std::vector<double>> timed(paths.size());
         for (int round = 0; round < rounds; ++round) {
             for (std::size_t path = 0; path < paths.size(); ++path) {
-                timed[path].push_back(per_kernel_us(kernels, paths[path], queue));
+                timed[path].push_back(duet::bench::host_us_per_item(kernels, paths[path], queue));
             }
         }
         std::printf("%-10s %-30.30s %-15s %-16s %-16s %-16s %-16s %-22s %.2f\n", device.selector().c_str(),
