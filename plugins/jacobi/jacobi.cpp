@@ -113,20 +113,23 @@ template <class T>
 Convergence Solver<T>::solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps,
                              std::size_t max_iterations)
 {
-    const auto iteration = [&](std::size_t from) {
-        return queue.record_sequence([&](Queue& recording) {
-            enqueue_step(recording, a, f, from);
-            if (check_ == Check::device) {
-                largest_delta_.enqueue(recording, delta_.device(), n_, check_value_.device());
-            }
-        });
-    };
-    const Sequence iterations[2] = {iteration(0), iteration(1)};
+    const std::pair<const void*, const void*> system{a.raw().state().get(), f.raw().state().get()};
+    if (recorded_for_ != system) {
+        for (const std::size_t from : {0, 1}) {
+            iterations_[from] = queue.record_sequence([&](Queue& recording) {
+                enqueue_step(recording, a, f, from);
+                if (check_ == Check::device) {
+                    largest_delta_.enqueue(recording, delta_.device(), n_, check_value_.device());
+                }
+            });
+        }
+        recorded_for_ = system;
+    }
     queue.fill(iterates_[current_].device(), T(0));
     iterates_[current_].device_written();
     Convergence convergence;
     for (bool stop = false; !stop;) {
-        queue.replay(iterations[current_]);
+        queue.replay(iterations_[current_]);
         stepped();
         double delta = 0;
         if (check_ == Check::device) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <duet/duet.hpp>
@@ -103,8 +104,9 @@ public:
 
     /// From x0 = 0, steps until Convergence::record says stop: one host synchronisation per
     /// iteration, to read the check's value. Each iteration's kernels (the step, and the device
-    /// check's reduction) are recorded once per direction between the two iterates and replayed.
-    /// The solution is then current on solution()'s device side.
+    /// check's reduction) are recorded once per direction between the two iterates, on the first
+    /// solve of this `a` and `f`, and replayed. The solution is then current on solution()'s
+    /// device side.
     Convergence solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps, std::size_t max_iterations);
 
     /// The iterate the last step wrote.
@@ -128,6 +130,10 @@ private:
     Mirror<T> delta_;
     reduce::Reduction<T> largest_delta_;
     Mirror<T> check_value_;
+    /// The iterations recorded from each iterate, and the `a` and `f` they were recorded with.
+    /// The sequences keep those buffers alive, so no other buffer can take their addresses.
+    Sequence iterations_[2];
+    std::pair<const void*, const void*> recorded_for_{};
 };
 
 extern template class Solver<float>;

@@ -174,33 +174,39 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
         return result;
     };
     // Every outer iteration launches on the same buffers with the same argument values (Eps_G and
-    // Eps_L update x and v0 in place; tau is the solve's), so its three parts are recorded once.
+    // Eps_L update x and v0 in place; tau is the solve's), so its three parts are recorded once,
+    // and again only for another x, f or tau.
     const Buffer<double>& xs = x.device();
-    const Sequence linearise = queue.record_sequence([&](Queue& recording) {
-        recording.launch(matrix_a_, band, a_, xs, n, nd);
-        recording.launch(ax_, rows, ax_values_, a_, xs, n, nd);
-        recording.launch(phi_, rows, phi_values_, ax_values_, f, n);
-        recording.launch(d_phi_, band, l_, xs, n, nd);
-        recording.fill(v0_.view(0, n_), 0.0);
-    });
-    const Sequence inner_iteration = queue.record_sequence([&](Queue& recording) {
-        recording.launch(solve_l_, rows, l_, phi_values_, v0_, v1_, n, nd);
-        recording.launch(eps_l_, rows, v0_, v1_, delta_, n);
-        sum_.enqueue(recording, delta_, n_, check_.device());
-    });
-    const Sequence outer_step = queue.record_sequence([&](Queue& recording) {
-        recording.launch(solve_g_, rows, xs, x1_, v0_, problem.tau, n);
-        recording.launch(eps_g_, rows, xs, x1_, delta_, n);
-        sum_.enqueue(recording, delta_, n_, check_.device());
-    });
+    const std::tuple<const void*, const void*, double> inputs{xs.raw().state().get(), f.raw().state().get(),
+                                                              problem.tau};
+    if (recorded_for_ != inputs) {
+        linearise_ = queue.record_sequence([&](Queue& recording) {
+            recording.launch(matrix_a_, band, a_, xs, n, nd);
+            recording.launch(ax_, rows, ax_values_, a_, xs, n, nd);
+            recording.launch(phi_, rows, phi_values_, ax_values_, f, n);
+            recording.launch(d_phi_, band, l_, xs, n, nd);
+            recording.fill(v0_.view(0, n_), 0.0);
+        });
+        inner_iteration_ = queue.record_sequence([&](Queue& recording) {
+            recording.launch(solve_l_, rows, l_, phi_values_, v0_, v1_, n, nd);
+            recording.launch(eps_l_, rows, v0_, v1_, delta_, n);
+            sum_.enqueue(recording, delta_, n_, check_.device());
+        });
+        outer_step_ = queue.record_sequence([&](Queue& recording) {
+            recording.launch(solve_g_, rows, xs, x1_, v0_, problem.tau, n);
+            recording.launch(eps_g_, rows, xs, x1_, delta_, n);
+            sum_.enqueue(recording, delta_, n_, check_.device());
+        });
+        recorded_for_ = inputs;
+    }
     for (;;) {
         ++result.outer;
-        queue.replay(linearise);
+        queue.replay(linearise_);
 
         const Event inner_start = queue.record();
         for (std::size_t k = 1;; ++k) {
             ++result.inner;
-            queue.replay(inner_iteration);
+            queue.replay(inner_iteration_);
             result.eps_l = read_check(queue) / count;
             if (!std::isfinite(result.eps_l)) {
                 inner_spans.emplace_back(inner_start, queue.record());
@@ -216,7 +222,7 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
         }
         inner_spans.emplace_back(inner_start, queue.record());
 
-        queue.replay(outer_step);
+        queue.replay(outer_step_);
         x.device_written();
         result.eps_g = read_check(queue) / count;
         if (!std::isfinite(result.eps_g)) {

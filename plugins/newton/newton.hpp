@@ -53,6 +53,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <duet/duet.hpp>
@@ -149,7 +150,8 @@ public:
     /// double per check. x holds at least problem.n elements; problem.n is the Solver's n. Stops
     /// at a cap or at an eps that is not finite and says so in the result, never throwing for it.
     /// An outer iteration's kernels up to the inner loop, an inner iteration's with its check's
-    /// sum, and the outer step's with its check's sum are recorded once per solve and replayed.
+    /// sum, and the outer step's with its check's sum are recorded on the first solve of this x,
+    /// f and tau, and replayed.
     Convergence solve(Queue& queue, Mirror<double>& x, const Buffer<double>& f, const Problem& problem);
 
     /// max |x1 - x| of the last solve's last outer iteration, reduced on the device.
@@ -170,6 +172,10 @@ private:
     Buffer<double> ax_values_, phi_values_, v0_, v1_, x1_, delta_; ///< n each
     reduce::Reduction<double> sum_, max_;
     Mirror<double> check_; ///< the one double each check reads
+    /// The three parts of an outer iteration, and the x, f and tau they were recorded with. The
+    /// sequences keep those buffers alive, so no other buffer can take their addresses.
+    Sequence linearise_, inner_iteration_, outer_step_;
+    std::tuple<const void*, const void*, double> recorded_for_{};
 };
 
 } // namespace duet::newton

@@ -1,7 +1,8 @@
 // newton as a workload: the continuous analogue of Newton's method from x0 = 0 to x* (newton.hpp),
 // one whole solve per timed pass, repeated by the kit until the median settles. Phases: h2d is
-// f and x0 in, kernel the whole iteration (its sequences recorded, every kernel, every check's one
-// double read back and the host's turn-around before the next replay), d2h the result out; their
+// f and x0 in, kernel the whole iteration (its sequences replayed, recorded on the first pass, a
+// warm-up one unless none is asked for; every kernel, every check's one double read back and the
+// host's turn-around before the next replay), d2h the result out; their
 // total is what the seed timed "with copies" (a Tesla K40c: CPU 270473 ms, GPU 8860 ms, 30x at
 // N = 2048). The result is checked against the CPU reference's x; the figures say how the
 // iteration went (outer and inner iterations, the residual and error of the device's x, time per
