@@ -173,28 +173,29 @@ public:
                 "no reference ran: from this device's own last step; " + tolerance_reason(problem, last_step);
             return result;
         }
-        std::vector<double> expected(n, start_value);
         Convergence reference_convergence;
-        result.reference_ms = host_ms([&] { reference_convergence = reference(problem, f_values, expected); });
-        if (!reference_convergence.converged()) {
-            throw Error("duet", "newton::reference", 0, "",
-                        reference_convergence.failure(problem, "the CPU reference's solve"));
-        }
-        // The tolerance allows the two to stop one outer iteration apart, as rounding can make
-        // them; further apart, the device's iteration took another course than the reference's.
-        const std::size_t apart = std::max(convergence.outer, reference_convergence.outer) -
-                                  std::min(convergence.outer, reference_convergence.outer);
-        if (apart > 1) {
-            throw Error(device.backend(), "newton", 0, "",
-                        "the device's solve took " + std::to_string(convergence.outer) +
-                            " outer iterations and the CPU reference's " + std::to_string(reference_convergence.outer) +
-                            ": more than one apart, which rounding does not explain");
-        }
-        result.tolerance = tolerance(problem, reference_convergence.last_step, largest_magnitude(expected));
-        result.tolerance_reason = tolerance_reason(problem, reference_convergence.last_step);
-        result.agreement = compare(result.output, Values(std::move(expected)), result.tolerance);
-        result.max_error = result.agreement.max_error;
-        result.verified = true;
+        check_against_reference(request, result, [&](Values& values) {
+            const std::span<double> expected = values.as<double>();
+            std::ranges::fill(expected, start_value);
+            reference_convergence = reference(problem, f_values, expected);
+            if (!reference_convergence.converged()) {
+                throw Error("duet", "newton::reference", 0, "",
+                            reference_convergence.failure(problem, "the CPU reference's solve"));
+            }
+            // The tolerance allows the two to stop one outer iteration apart, as rounding can make
+            // them; further apart, the device's iteration took another course than the reference's.
+            const std::size_t apart = std::max(convergence.outer, reference_convergence.outer) -
+                                      std::min(convergence.outer, reference_convergence.outer);
+            if (apart > 1) {
+                throw Error(device.backend(), "newton", 0, "",
+                            "the device's solve took " + std::to_string(convergence.outer) +
+                                " outer iterations and the CPU reference's " +
+                                std::to_string(reference_convergence.outer) +
+                                ": more than one apart, which rounding does not explain");
+            }
+            result.tolerance = tolerance(problem, reference_convergence.last_step, largest_magnitude(expected));
+            result.tolerance_reason = tolerance_reason(problem, reference_convergence.last_step);
+        });
         result.extras.emplace_back("reference_outer_iterations", static_cast<double>(reference_convergence.outer));
         result.extras.emplace_back("reference_inner_iterations", static_cast<double>(reference_convergence.inner));
         result.extras.emplace_back("cpu_speedup", result.reference_ms / result.total_ms);
