@@ -11,9 +11,7 @@
 #include <duet/workload/kit.hpp>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
-#include <limits>
 #include <sstream>
 
 namespace duet::jacobi {
@@ -42,19 +40,12 @@ bool is_double(const Settings& settings)
     return settings.text("type") == "double";
 }
 
-/// γ_k = k·u / (1 - k·u) of T.
-template <class T> double gamma(std::size_t k)
-{
-    const double ku = static_cast<double>(k) * std::numeric_limits<T>::epsilon() / 2;
-    return ku / (1 - ku);
-}
-
 /// |x_k - x*| <= |x_k - x_{k-1}| + 2r where the iteration contracts by 1/2 in the max norm and r
 /// is a step's rounding, at most γ_{n+3}·4|x*| with |x*| < 2: 16·γ_{n+3} after the contraction.
 /// Two solutions (the device's, the reference's) differ by at most the sum of their bounds.
 template <class T> double solution_bound(const Convergence& convergence, std::size_t n)
 {
-    return convergence.last_delta + 16 * gamma<T>(n + 3);
+    return convergence.last_delta + 16 * reduce::gamma<T>(n + 3);
 }
 
 std::string describe(const Convergence& convergence)

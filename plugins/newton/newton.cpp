@@ -64,9 +64,8 @@ std::string Convergence::failure(const Problem& problem, const std::string& wher
 
 double tolerance(const Problem& problem, double last_step, double largest_x)
 {
-    const double terms = static_cast<double>(band_width(problem.n));
-    const double gamma = terms * (DBL_EPSILON / 2) / (1 - terms * (DBL_EPSILON / 2));
-    return last_step + static_cast<double>(problem.n) * problem.eps_l + gamma * std::max(largest_x, 1.0);
+    return last_step + static_cast<double>(problem.n) * problem.eps_l +
+           reduce::gamma<double>(band_width(problem.n)) * std::max(largest_x, 1.0);
 }
 
 std::string tolerance_reason(const Problem& problem, double last_step)

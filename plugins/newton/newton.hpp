@@ -47,7 +47,6 @@
 //    on the device.
 #pragma once
 
-#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 #include <optional>

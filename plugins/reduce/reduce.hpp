@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,9 +47,17 @@ inline constexpr std::size_t max_n = std::size_t{1} << 31;
 /// The longest chain of roundings from an input to the result of a sum of n elements, over every
 /// variant: a thread's items, the block's fold (at most block_size - 1 adds where a sub-group's
 /// order is the driver's), then each further pass, or for atomic one add per block. With inputs
-/// of one sign the relative error is at most k·u / (1 - k·u) (Higham, Accuracy and Stability of
+/// of one sign the relative error is at most gamma<T>(k) (Higham, Accuracy and Stability of
 /// Numerical Algorithms, 4.2).
 std::size_t rounding_depth(std::size_t n);
+
+/// γ_k = k·u / (1 - k·u), u the unit roundoff of T: the relative error bound of k roundings in a
+/// chain, as a sum's (Higham, 3.1).
+template <class T> double gamma(std::size_t k)
+{
+    const double ku = static_cast<double>(k) * std::numeric_limits<T>::epsilon() / 2;
+    return ku / (1 - ku);
+}
 
 /// Elements a Reduction of up to `capacity` elements allocates for its blocks' results: the
 /// first pass's and the second's (a third writes over the first's); none for atomic.

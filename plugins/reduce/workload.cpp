@@ -6,7 +6,6 @@
 
 #include <duet/workload/kit.hpp>
 
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -83,10 +82,10 @@ Spec spec()
         if (operation(settings) == Operation::max) {
             return Tolerance{0, "the max is exact: every device picks the same element"};
         }
-        const double ku = static_cast<double>(rounding_depth(n(settings))) * (FLT_EPSILON / 2);
-        return Tolerance{ku / (1 - ku), "inputs of one sign: k·u/(1 - k·u) of the sum, k = " +
-                                            std::to_string(rounding_depth(n(settings))) +
-                                            " roundings on the longest path from an input to the result"};
+        return Tolerance{
+            gamma<float>(rounding_depth(n(settings))),
+            "inputs of one sign: k·u/(1 - k·u) of the sum, k = " + std::to_string(rounding_depth(n(settings))) +
+                " roundings on the longest path from an input to the result"};
     };
     // The benchmark's yardstick: the kernel's best read bandwidth against a device-to-device copy
     // of the same n floats (counted as read and written); and the blocks' results.

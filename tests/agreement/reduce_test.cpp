@@ -2,7 +2,6 @@
 // double kernels jacobi and newton judge convergence with, over three passes and with mixed
 // signs; a reduction reused for a smaller n; the result buffer's other elements left alone; and
 // what is refused (bad sizes, atomic on doubles) refused before anything runs.
-#include <cfloat>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -65,8 +64,8 @@ TEST_P(ReduceLauncher, DoublesOfMixedSignOverThreePasses)
         // Mixed signs: the bound is relative to the sum of magnitudes, not to the sum.
         const double magnitudes =
             std::accumulate(input.begin(), input.end(), 0.0, [](double sum, double x) { return sum + std::fabs(x); });
-        const double ku = static_cast<double>(reduce::rounding_depth(n)) * (DBL_EPSILON / 2);
-        EXPECT_LE(std::fabs(got - want), ku / (1 - ku) * magnitudes) << "sum: got " << got << ", want " << want;
+        EXPECT_LE(std::fabs(got - want), reduce::gamma<double>(reduce::rounding_depth(n)) * magnitudes)
+            << "sum: got " << got << ", want " << want;
     }
 }
 
