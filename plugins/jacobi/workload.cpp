@@ -61,7 +61,8 @@ template <class T> Measurement run_typed(const RunRequest& request, const Parame
     // First, so that what the device cannot do is refused before anything is drawn or allocated.
     Solver<T> solver(device, p.variant, p.check, p.n, p.block);
     const System<T> system = make_system<T>(p.n, request.seed);
-    const std::vector<T> a_host = transposed_layout(p.variant) ? transpose<T>(system.a, p.n) : system.a;
+    const std::vector<T> transposed = transposed_layout(p.variant) ? transpose<T>(system.a, p.n) : std::vector<T>{};
+    const std::vector<T>& a_host = transposed_layout(p.variant) ? transposed : system.a;
     const Buffer<T> a = device.alloc<T>(p.n * p.n);
     const Buffer<T> f = device.alloc<T>(p.n);
     const workload::Spacer spacer(device);
