@@ -146,68 +146,42 @@ std::vector<KernelLimits> kernel_limits(const std::string& request, std::vector<
     return limits;
 }
 
-std::string block_text(const std::array<std::uint64_t, 3>& block)
-{
-    return block[0] == 0 ? "-"
-                         : std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]);
-}
-
-/// Zero is "the backend does not say".
-std::string known(std::uint64_t value, const std::string& text)
-{
-    return value == 0 ? "-" : text;
-}
-
 void print_kernel_limits(const std::vector<KernelLimits>& limits)
 {
     std::cout << "\nKernel limits: a larger block than \"max block\" is refused for the reason under \"set by\"; "
                  "\"driver's figure\" is what the API's own query answers\n";
-    Table table({{"device"},
-                 {"kernel"},
-                 {"max block", Table::Align::right},
-                 {"set by"},
-                 {"registers", Table::Align::right},
-                 {"static local", Table::Align::right},
-                 {"private", Table::Align::right},
-                 {"required block"},
-                 {"driver's figure", Table::Align::right}});
+    std::vector<Table::Column> columns{{"device"}, {"kernel"}};
+    for (const auto& field : kernel_fields({})) {
+        columns.push_back({field.label});
+    }
+    Table table(std::move(columns));
     for (const auto& limit : limits) {
         std::vector<std::string> cells{limit.device.selector(), limit.kernel.empty() ? "(all)" : limit.kernel};
         if (!limit.problem.empty()) {
             table.add_row_with_text(std::move(cells), "did not build: " + headline(limit.problem, 100));
             continue;
         }
-        const KernelProperties& p = limit.properties;
-        cells.insert(cells.end(),
-                     {std::to_string(p.max_block_size), std::string(to_string(p.max_block_limit)),
-                      known(p.registers, std::to_string(p.registers)), format::bytes(p.static_local_memory),
-                      format::bytes(p.private_memory), block_text(p.required_block),
-                      known(p.driver_max_block_size, std::to_string(p.driver_max_block_size))});
+        for (auto& field : kernel_fields(limit.properties)) {
+            cells.push_back(std::move(field.text));
+        }
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
 }
 
+/// A failed build's row names the device, the kernel asked for and the problem; a kernel's adds
+/// its fields.
 json::Value kernel_limits_json(const std::vector<KernelLimits>& limits)
 {
     json::Array rows;
     for (const auto& limit : limits) {
-        if (!limit.problem.empty()) {
-            rows.push_back(json::Object{
-                {"device", limit.device.selector()}, {"kernel", limit.kernel}, {"problem", limit.problem}});
-            continue;
+        json::Object row{{"device", limit.device.selector()}, {"kernel", limit.kernel}, {"problem", limit.problem}};
+        if (limit.problem.empty()) {
+            for (auto& field : kernel_fields(limit.properties)) {
+                row.emplace_back(std::move(field.key), std::move(field.value));
+            }
         }
-        const KernelProperties& p = limit.properties;
-        rows.push_back(json::Object{{"device", limit.device.selector()},
-                                    {"kernel", limit.kernel},
-                                    {"problem", limit.problem},
-                                    {"max_block_size", p.max_block_size},
-                                    {"max_block_limit", std::string(to_string(p.max_block_limit))},
-                                    {"registers", p.registers},
-                                    {"static_local_memory", p.static_local_memory},
-                                    {"private_memory", p.private_memory},
-                                    {"required_block", json::Array(p.required_block.begin(), p.required_block.end())},
-                                    {"driver_max_block_size", p.driver_max_block_size}});
+        rows.push_back(std::move(row));
     }
     return rows;
 }

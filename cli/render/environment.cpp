@@ -95,6 +95,19 @@ std::vector<DeviceField> device_fields(const Device& device)
     };
 }
 
+std::vector<DeviceField> kernel_fields(const KernelProperties& properties)
+{
+    return {
+        count_field("max_block_size", "max block", properties.max_block_size),
+        text_field("max_block_limit", "set by", std::string(to_string(properties.max_block_limit))),
+        count_field("registers", "registers", properties.registers),
+        bytes_field("static_local_memory", "static local", properties.static_local_memory),
+        bytes_field("private_memory", "private", properties.private_memory),
+        dims_field("required_block", "required block", properties.required_block),
+        count_field("driver_max_block_size", "driver's figure", properties.driver_max_block_size),
+    };
+}
+
 json::Value device_json(const Device& device, bool with_raw_properties)
 {
     json::Object object{{"selector", device.selector()}, {"backend", device.backend()}, {"index", device.index()}};

@@ -21,6 +21,8 @@ struct DeviceField {
 };
 /// Every property duet reports, in the order `duet devices` shows them.
 std::vector<DeviceField> device_fields(const Device& device);
+/// One kernel's limits and resources on its device, in the order `duet doctor --kernel` shows them.
+std::vector<DeviceField> kernel_fields(const KernelProperties& properties);
 
 json::Value device_json(const Device& device, bool with_raw_properties);
 json::Value backend_json(const BackendInfo& backend);
