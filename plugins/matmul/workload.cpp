@@ -243,13 +243,11 @@ Sample run_concurrent(Schedule schedule, const Launcher& launcher, Queue& queue,
     return sample;
 }
 
-double median_total_ms(const std::vector<Sample>& samples)
+double median_total_ms(std::vector<Sample> samples)
 {
-    std::vector<double> totals;
-    for (const auto& sample : samples) {
-        totals.push_back(sample.total_ms);
-    }
-    return workload::summarize(totals).median;
+    Measurement measurement;
+    measurement.samples = std::move(samples);
+    return measurement.total_summary().median;
 }
 
 // Each product against the double-precision reference on the rows rows_to_check() keeps: the
@@ -389,7 +387,7 @@ public:
             };
             result.samples = repeat_concurrent(timed);
             result.set_medians();
-            std::ranges::copy(pinned.outputs(), output.begin());
+            output = pinned.outputs();
             // The other schedules on the same products, repeated as the timed passes are, so that
             // each ratio is of two medians.
             std::vector<float> sequential_output(output.size());
