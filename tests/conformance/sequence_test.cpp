@@ -15,6 +15,15 @@ using Words = std::vector<std::uint32_t>;
 constexpr std::uint32_t n = 1003; // not a multiple of the block
 constexpr std::uint32_t filled = 500;
 
+/// `words`, `value` added to each: what add_value leaves.
+Words plus(Words words, std::uint32_t value)
+{
+    for (std::uint32_t& word : words) {
+        word += value;
+    }
+    return words;
+}
+
 class SequenceConformance : public DeviceTest {
 protected:
     Kernel add_value() { return test_kernel(device(), "add_value"); }
@@ -78,12 +87,8 @@ TEST_P(SequenceConformance, ReplayingGivesWhatIssuingTheCommandsAsOftenGives)
             a[i] += replays;
             c[i] = i < filled ? 7 + 5 : c0[i] + 5 * replays;
         }
-        Words b = a;
-        for (std::uint32_t& value : b) {
-            value += 2;
-        }
         EXPECT_EQ(download(queue(), issued.a), a);
-        EXPECT_EQ(download(queue(), issued.b), b);
+        EXPECT_EQ(download(queue(), issued.b), plus(a, 2));
         EXPECT_EQ(download(queue(), issued.c), c);
         EXPECT_EQ(download(queue(), replayed.a), download(queue(), issued.a));
         EXPECT_EQ(download(queue(), replayed.b), download(queue(), issued.b));
@@ -186,11 +191,7 @@ TEST_P(SequenceConformance, AnExceptionInTheBodyDropsTheRecording)
     const Sequence sequence =
         queue().record_sequence([&](Queue& recording) { recording.launch(kernel, Range::cover(n, 64), data, 2u, n); });
     queue().replay(sequence);
-    Words expected = initial;
-    for (std::uint32_t& value : expected) {
-        value += 2;
-    }
-    EXPECT_EQ(download(queue(), data), expected);
+    EXPECT_EQ(download(queue(), data), plus(initial, 2));
 }
 
 TEST_P(SequenceConformance, NestingAndReplayingInsideARecordingAreRefused)
@@ -261,11 +262,7 @@ TEST_P(SequenceConformance, ASequenceKeepsWhatItUsesAlive)
     for (int i = 0; i < 3; ++i) {
         queue().replay(sequence);
     }
-    Words expected = initial;
-    for (std::uint32_t& value : expected) {
-        value += 3;
-    }
-    EXPECT_EQ(download(queue(), out), expected);
+    EXPECT_EQ(download(queue(), out), plus(initial, 3));
 }
 
 TEST_P(SequenceConformance, ReplaysOnAnotherQueueOfTheDevice)
