@@ -89,14 +89,11 @@ Spec spec()
     };
     // The benchmark's yardstick: the kernel's best read bandwidth against a device-to-device copy
     // of the same n floats (counted as read and written); and the blocks' results.
-    spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
-        return copy_yardstick(
-            queue, bytes_read(settings), [&] { launch(queue, buffers); }, buffers.get("in").raw(),
-            n(settings) * sizeof(float));
-    };
-    spec.extra_device_bytes = [](const Settings& settings) {
-        return std::uint64_t{(n(settings) + scratch_elements(Variant::tree, n(settings))) * sizeof(float)};
-    };
+    copy_yardstick_figures(
+        spec, "in", [](const Settings& settings) { return n(settings) * sizeof(float); },
+        [](const Settings& settings) {
+            return std::uint64_t{scratch_elements(Variant::tree, n(settings)) * sizeof(float)};
+        });
     return spec;
 }
 

@@ -91,12 +91,7 @@ Spec spec()
     spec.tolerance = [](const Settings&) { return Tolerance{tolerance, tolerance_reason}; };
     // The benchmark's yardstick: the kernel's best bandwidth against a device-to-device copy of
     // the same n floats (one read and one write per element).
-    spec.figures = [](Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
-        return copy_yardstick(
-            queue, bytes_moved(settings), [&] { launch(queue, buffers); }, buffers.get("out").raw(),
-            n(settings) * sizeof(float));
-    };
-    spec.extra_device_bytes = [](const Settings& settings) { return std::uint64_t{n(settings) * sizeof(float)}; };
+    copy_yardstick_figures(spec, "out", [](const Settings& settings) { return n(settings) * sizeof(float); });
     return spec;
 }
 

@@ -328,6 +328,19 @@ std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double 
             {"kernel_over_copy", copy_gbps > 0 ? kernel_gbps / copy_gbps : 0.0}};
 }
 
+void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::size_t(const Settings&)> copy_bytes,
+                            std::function<std::uint64_t(const Settings&)> other_bytes)
+{
+    spec.figures = [work = spec.work, source = std::move(source), copy_bytes](
+                       Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
+        return copy_yardstick(
+            queue, work(settings), [&] { launch(queue, buffers); }, buffers.get(source).raw(), copy_bytes(settings));
+    };
+    spec.extra_device_bytes = [copy_bytes, other_bytes = std::move(other_bytes)](const Settings& settings) {
+        return std::uint64_t{copy_bytes(settings)} + (other_bytes ? other_bytes(settings) : 0);
+    };
+}
+
 HostMemoryKind host_memory_kind(const std::string& name)
 {
     std::string known;

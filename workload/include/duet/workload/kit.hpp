@@ -255,6 +255,12 @@ std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double 
                                                            const std::function<void()>& kernel, const RawBuffer& source,
                                                            std::size_t copy_bytes);
 
+/// A Spec's figures as copy_yardstick's, the kernel's bytes from spec.work (set it first) and the
+/// copy `copy_bytes` of the buffer named `source`; the copy's destination counted in the spec's
+/// extra_device_bytes, with `other_bytes` beside it where given (a reduction's scratch).
+void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::size_t(const Settings&)> copy_bytes,
+                            std::function<std::uint64_t(const Settings&)> other_bytes = {});
+
 /// The host memory kind named as duet::to_string names it ("pinned", "write_combined", ...);
 /// another name throws InvalidArgument listing the kinds.
 HostMemoryKind host_memory_kind(const std::string& name);
