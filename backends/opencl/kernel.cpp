@@ -9,10 +9,11 @@
 // work-items of such kernels correctly, and refuses at the enqueue, with CL_OUT_OF_RESOURCES, a
 // block whose registers do not fit (measured on an H100). So on NVIDIA's OpenCL a kernel's largest
 // block is worked out as CUDA's driver does, from its registers (program.cpp reads them from the
-// compiler's log) and the device's register file; the driver's 256 is kept for display. Where the
-// log gives no registers (an H100's matmul kernels on driver 580 came back without them), the 256
-// is not applied either: the device's maximum stands, and the enqueue's CL_OUT_OF_RESOURCES
-// (queue.cpp) refuses a block whose registers do not fit.
+// compiler's log) and the device's register file; the driver's 256 is kept for display. The log
+// is empty when the driver takes the program from its compute cache (~/.nv/ComputeCache) and runs
+// no ptxas, as for any source it has built before unless CUDA_CACHE_DISABLE=1. Then the 256 is not
+// applied either: the device's maximum stands, and the enqueue's CL_OUT_OF_RESOURCES (queue.cpp)
+// refuses a block whose registers do not fit.
 #include "common.hpp"
 #include "register_file.hpp"
 

@@ -149,7 +149,9 @@ std::vector<KernelLimits> kernel_limits(const std::string& request, std::vector<
 void print_kernel_limits(const std::vector<KernelLimits>& limits)
 {
     std::cout << "\nKernel limits: a larger block than \"max block\" is refused for the reason under \"set by\"; "
-                 "\"driver's figure\" is what the API's own query answers\n";
+                 "\"driver's figure\" is what the API's own query answers.\n"
+                 "Registers where the API tells them: NVIDIA's OpenCL tells them only when it compiles, not from its "
+                 "compute cache (CUDA_CACHE_DISABLE=1 makes it compile).\n";
     std::vector<Table::Column> columns{{"device"}, {"kernel"}};
     for (const auto& field : kernel_fields({})) {
         columns.push_back({field.label});
