@@ -10,7 +10,6 @@
 #include "model/workloads.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
-
 #include "render/table.hpp"
 
 #include <algorithm>
