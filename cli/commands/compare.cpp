@@ -14,6 +14,8 @@
 #include "render/report.hpp"
 #include "render/tables.hpp"
 
+#include <duet/workload/turns.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -102,7 +104,7 @@ void print_header(std::size_t workloads, std::size_t devices, std::size_t total,
 {
     std::cout << "duet compare: " << format::count(workloads, "workload") << " on " << format::count(devices, "device")
               << ", " << format::count(total, "run") << "; seed " << comparison.seed << "; "
-              << describe_timing(comparison.timing) << "\n";
+              << describe_timing(comparison.timing, comparison.in_turns) << "\n";
     for (const auto& backend : Registry::global().backends()) {
         if (!backend.loaded) {
             std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
@@ -110,8 +112,9 @@ void print_header(std::size_t workloads, std::size_t devices, std::size_t total,
     }
 }
 
-/// Every plan's variants on every device, the devices and variants of a workload cross-checked
-/// once all its runs are in, and its table printed then when `table`.
+/// Every plan's variants on every device, the devices of a variant taking their passes in turn
+/// (execute_in_turns) so that drift falls on all of them; the devices and variants of a workload
+/// cross-checked once all its runs are in, and its table printed then when `table`.
 void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Device, std::string>>& devices,
                std::size_t total, Comparison& comparison, bool table)
 {
@@ -119,11 +122,14 @@ void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Devic
     for (const auto& plan : plans) {
         const std::size_t first = comparison.runs.size();
         for (const auto& variant : plan.variants) {
+            std::vector<Job> jobs;
             for (const auto& [device, label] : devices) {
-                const Job job{plan.workload, plan.info, variant,         plan.settings,
-                              device,        label,     comparison.seed, comparison.timing};
-                progress.start(job_name(job));
-                comparison.runs.push_back(execute(job, true));
+                jobs.push_back({plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed,
+                                comparison.timing});
+            }
+            for (auto& run :
+                 workload::execute_in_turns(jobs, true, [&](const Job& job) { progress.start(job_name(job)); })) {
+                comparison.runs.push_back(std::move(run));
             }
         }
         cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(first), comparison.runs.end());
@@ -144,6 +150,7 @@ int compare_command(const Arguments& arguments)
     Comparison comparison;
     comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
     comparison.timing = timing_from(arguments);
+    comparison.in_turns = devices.size() > 1;
     auto outputs = Outputs::open(arguments);
     if (name == "all") {
         add_unloaded_plugins(comparison.verdict); // a workload that did not load is one `all` did not compare

@@ -84,6 +84,7 @@ struct Comparison {
     Verdict verdict{"run", "agree with the CPU reference and with each other"};
     std::uint64_t seed = 1;
     workload::Timing timing;
+    bool in_turns = false; ///< the devices of each variant took their passes in turn (workload::execute_in_turns)
 };
 
 /// The names of the workloads' own figures (Measurement::extras) in `runs`, in the order first seen.

@@ -28,18 +28,21 @@ std::string verdict_summary(const Verdict& verdict)
     return text + ". " + format::count(found.size(), "problem") + ".";
 }
 
-std::string describe_timing(const workload::Timing& timing)
+std::string describe_timing(const workload::Timing& timing, bool in_turns)
 {
     const auto passes = [](unsigned count, const std::string& kind) {
         return std::to_string(count) + " " + kind + (count == 1 ? " pass" : " passes");
     };
     const std::string warmup = passes(timing.warmup, "warm-up") + ", then ";
+    const std::string turns = in_turns ? "; the devices of a variant take their passes in turn, one pass each, so that "
+                                         "host-side drift falls on all of them"
+                                       : "";
     if (timing.min_runs == timing.max_runs) {
-        return warmup + passes(timing.min_runs, "timed") + " per run";
+        return warmup + passes(timing.min_runs, "timed") + " per run" + turns;
     }
     return warmup + std::to_string(timing.min_runs) + " to " + std::to_string(timing.max_runs) +
            " timed passes per run, until the median's interval is within ±" + format::figure(100 * timing.precision) +
-           "% or " + format::milliseconds(timing.budget_ms) + " ms of passes are spent";
+           "% or " + format::milliseconds(timing.budget_ms) + " ms of its own passes are spent" + turns;
 }
 
 std::string accepted_values(const WorkloadParameter& parameter)

@@ -13,8 +13,9 @@ namespace duet::cli {
 /// "16 runs: 15 checked, 1 unsupported. All agree with the CPU reference." or, when not,
 /// "... Nothing was checked." or "... 2 problems."
 std::string verdict_summary(const Verdict& verdict);
-/// "1 warm-up pass, then 5 to 100 timed passes until the median is within ±1% (or 1 s)".
-std::string describe_timing(const workload::Timing& timing);
+/// "1 warm-up pass, then 5 to 100 timed passes until the median is within ±1% (or 1 s)"; with
+/// `in_turns`, that the devices of a variant take their passes in turn.
+std::string describe_timing(const workload::Timing& timing, bool in_turns = false);
 /// "integer 1..1024", "real 0..1", "one of naive, shared".
 std::string accepted_values(const WorkloadParameter& parameter);
 

@@ -8,13 +8,10 @@
 
 namespace duet::cli {
 
-json::Value timing_json(const workload::Timing& timing)
+json::Value timing_json(const workload::Timing& timing, bool in_turns)
 {
-    return json::Object{{"warmup", timing.warmup},
-                        {"min_runs", timing.min_runs},
-                        {"max_runs", timing.max_runs},
-                        {"budget_ms", timing.budget_ms},
-                        {"precision", timing.precision}};
+    return json::Object{{"warmup", timing.warmup},       {"min_runs", timing.min_runs},   {"max_runs", timing.max_runs},
+                        {"budget_ms", timing.budget_ms}, {"precision", timing.precision}, {"in_turns", in_turns}};
 }
 
 namespace {
@@ -217,7 +214,7 @@ json::Value comparison_json(const Comparison& comparison)
                         {"environment", environment_json(Registry::global())},
                         {"seed", comparison.seed},
                         {"warmup", comparison.timing.warmup},
-                        {"timing", timing_json(comparison.timing)},
+                        {"timing", timing_json(comparison.timing, comparison.in_turns)},
                         {"agree", problems.empty()},
                         {"counts", counts_json(comparison.verdict)},
                         {"problems", json::Array(problems.begin(), problems.end())},

@@ -14,7 +14,8 @@
 
 namespace duet::cli {
 
-json::Value timing_json(const workload::Timing& timing);
+/// The timing rule; `in_turns`: the devices of a variant took their passes in turn.
+json::Value timing_json(const workload::Timing& timing, bool in_turns = false);
 /// A comparison of outputs element by element: counts, the largest ULP distance and where, the
 /// histogram of ULP distances.
 json::Value agreement_json(const workload::Agreement& agreement);

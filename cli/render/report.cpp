@@ -363,7 +363,7 @@ std::string compare_report(const Comparison& comparison)
     out << page_start("duet compare: " + workloads);
     out << "<p>Every run is checked against the CPU reference, and every device's output against the base run "
            "of the same variant (the first that matched the reference). Seed "
-        << comparison.seed << "; " << escape(describe_timing(comparison.timing))
+        << comparison.seed << "; " << escape(describe_timing(comparison.timing, comparison.in_turns))
         << "; times on the device clock.</p>\n";
     out << banner(comparison.verdict);
     out << backends_section();

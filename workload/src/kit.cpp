@@ -1,5 +1,6 @@
 // The workload kit: the runner of a Spec, and the pieces it is made of.
 #include <duet/workload/kit.hpp>
+#include <duet/workload/turns.hpp>
 
 #include <duet_kernels/workload_spacer.hpp>
 
@@ -271,11 +272,22 @@ double span_ms(std::span<const Event> starts, std::span<const Event> ends)
 
 std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass)
 {
+    // Each pass begins by handing the turn on, so that runs taking turns alternate pass by pass.
+    const auto hand_on = [&] {
+        if (timing.turn) {
+            timing.turn->hand_on();
+        }
+    };
     for (unsigned i = 0; i < timing.warmup; ++i) {
+        hand_on();
         pass();
     }
     std::vector<Sample> samples;
-    const auto start = std::chrono::steady_clock::now();
+    double spent_ms = 0; // the timed passes' own host time, not the waits for a turn between them
+    const auto timed_pass = [&] {
+        hand_on();
+        spent_ms += host_ms([&] { samples.push_back(pass()); });
+    };
     const auto settled = [&] {
         // The kernel phase and the whole pass are what ratios divide: both must settle.
         std::vector<double> kernel, total;
@@ -287,12 +299,10 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
                summarize(total).relative_half_width() <= timing.precision;
     };
     while (samples.size() < std::max(timing.min_runs, 1u)) {
-        samples.push_back(pass());
+        timed_pass();
     }
-    while (samples.size() < timing.max_runs && !settled() &&
-           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() <
-               timing.budget_ms) {
-        samples.push_back(pass());
+    while (samples.size() < timing.max_runs && !settled() && spent_ms < timing.budget_ms) {
+        timed_pass();
     }
     return samples;
 }

@@ -9,12 +9,12 @@ namespace duet::workload {
 
 Timing Timing::exactly(unsigned runs, unsigned warmup)
 {
-    return {warmup, runs, runs, 0, 0};
+    return {warmup, runs, runs, 0, 0, {}};
 }
 
 Timing Timing::once()
 {
-    return {0, 1, 1, 0, 0};
+    return {0, 1, 1, 0, 0, {}};
 }
 
 double Summary::relative_half_width() const

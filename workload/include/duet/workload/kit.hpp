@@ -231,7 +231,8 @@ private:
 double span_ms(std::span<const Event> starts, std::span<const Event> ends);
 
 /// Runs `pass` as `timing` says: its warm-up passes, then timed ones until the rule is met. The
-/// samples come back in order.
+/// samples come back in order. Where the timing carries a turn, the turn is handed on before each
+/// pass (turns.hpp).
 std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass);
 
 /// Milliseconds of host time `body` takes: the CPU reference's clock.

@@ -5,21 +5,27 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 
 namespace duet::workload {
 
+class Turn;
+
 /// How often a run repeats its timed pass. The pass is repeated `warmup` times untimed, then at
 /// least `min_runs` times; while the median's interval is wider than ±`precision` of it, more
-/// passes follow, up to `max_runs` or until the timed passes have taken `budget_ms` of host time.
-/// The defaults keep `duet compare all` on two CPU cores near two minutes while a GPU run, whose
-/// passes take milliseconds, reaches the precision.
+/// passes follow, up to `max_runs` or until the timed passes have taken `budget_ms` of host time
+/// (their own: not the time spent waiting for a turn). The defaults keep `duet compare all` on two
+/// CPU cores near two minutes while a GPU run, whose passes take milliseconds, reaches the precision.
 struct Timing {
     unsigned warmup = 1;
     unsigned min_runs = 5;
     unsigned max_runs = 100;
     double budget_ms = 1000;
     double precision = 0.01;
+    /// The run's place among runs that take their passes in turn (turns.hpp), handed on before
+    /// each pass, warm-ups included; null for a run whose passes follow one another.
+    std::shared_ptr<const Turn> turn;
 
     /// Exactly `runs` timed passes after `warmup` untimed ones: what `bench --repeats` asks for.
     static Timing exactly(unsigned runs, unsigned warmup);

@@ -1,0 +1,86 @@
+// `duet compare` on two devices: the devices of a variant take their passes in turn; the header,
+// the JSON and the report say so, and the runs still agree and come back in the devices' order.
+// On one device nothing takes turns and nothing says it does.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "environment.hpp"
+#include "json_reader.hpp"
+#include "process.hpp"
+
+namespace duet::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string turns_rule = "the devices of a variant take their passes in turn, one pass each";
+
+/// The selectors of the devices duet finds under `env`.
+std::vector<std::string> selectors(const EnvChanges& env)
+{
+    const auto result = run_duet({"devices", "--json"}, env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const auto listed = json::parse(result.out);
+    std::vector<std::string> found;
+    for (const auto& device : listed["devices"].array()) {
+        found.push_back(device["selector"].string());
+    }
+    return found;
+}
+
+TEST(CliInterleave, CompareOnTwoDevicesSaysTheyTakeTurnsAndStillAgrees)
+{
+    // Two devices: the machine's own, or else PoCL asked for two CPU devices.
+    EnvChanges env;
+    auto devices = selectors(env);
+    if (devices.size() < 2) {
+        env["POCL_DEVICES"] = "pthread pthread";
+        devices = selectors(env);
+    }
+    if (devices.size() < 2) {
+        GTEST_SKIP() << "fewer than two devices, and PoCL gives no second";
+    }
+    const TempDir out;
+    const std::string json_path = (out.path() / "compare.json").string();
+    const std::string report_path = (out.path() / "compare.html").string();
+    const auto result = run_duet({"compare", "vector_add", "--devices", devices[0] + "," + devices[1], "--set",
+                                  "n=1000", "--json", json_path, "--report", report_path},
+                                 env);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_THAT(result.out, HasSubstr(turns_rule));
+    EXPECT_NE(read_file(report_path).find(turns_rule), std::string::npos) << "the report does not state the rule";
+
+    const auto json = json::parse(read_file(json_path));
+    EXPECT_TRUE(json["timing"]["in_turns"].boolean());
+    EXPECT_TRUE(json["agree"].boolean());
+    const auto& runs = json["runs"].array();
+    ASSERT_EQ(runs.size(), 2u);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        EXPECT_EQ(runs[i]["device"].string(), devices[i]);
+        EXPECT_EQ(runs[i]["status"].string(), "ok") << runs[i]["reason"].string();
+        EXPECT_GE(runs[i]["samples"].number(), 5);
+    }
+    EXPECT_EQ(runs[1]["baseline"].string(), devices[0]);
+}
+
+TEST(CliInterleave, CompareOnOneDeviceTakesNoTurns)
+{
+    const auto devices = selectors({});
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    const TempDir out;
+    const std::string json_path = (out.path() / "compare.json").string();
+    const auto result =
+        run_duet({"compare", "vector_add", "--devices", devices[0], "--set", "n=1000", "--json", json_path});
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_THAT(result.out, Not(HasSubstr(turns_rule)));
+    EXPECT_FALSE(json::parse(read_file(json_path))["timing"]["in_turns"].boolean());
+}
+
+} // namespace
+} // namespace duet::test

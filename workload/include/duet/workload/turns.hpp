@@ -1,0 +1,42 @@
+// Runs that take turns: the runs of one comparison, each on a thread of its own, of which exactly
+// one does anything at any moment; the turn goes round at each pass boundary (workload::repeat),
+// so their passes alternate and host-side drift (pageable copies, clocks) falls on every device
+// of the comparison rather than on whichever ran last.
+#pragma once
+
+#include <duet/workload/check.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace duet::workload {
+
+struct Rotation;
+
+/// One run's place in a rotation of runs (what Timing::turn carries). The run holds the turn from
+/// its start to its end, except while it waits in hand_on().
+class Turn {
+public:
+    Turn(std::shared_ptr<Rotation> rotation, std::size_t seat);
+    /// Hands the turn to the next run still in the rotation and waits until it comes back; returns
+    /// at once where no other run is left.
+    void hand_on() const;
+
+private:
+    std::shared_ptr<Rotation> rotation_;
+    std::size_t seat_;
+};
+
+/// Runs every job as execute() does, each on a thread of its own, taking turns in the jobs' order:
+/// the first runs until its first pass boundary (its setup), then the second does, and so on;
+/// then the first's first pass, the second's, ..., one pass each, warm-ups included. A run that
+/// ends, or throws, leaves the rotation and the others go on. Nothing runs at once, so no run
+/// competes with another for the host or a device. `on_start` is called as each job first has
+/// the turn. The runs come back in the jobs' order; an exception that execute() lets through is
+/// rethrown once every job is done. One job runs on this thread.
+std::vector<Run> execute_in_turns(const std::vector<Job>& jobs, bool verify,
+                                  const std::function<void(const Job&)>& on_start = {});
+
+} // namespace duet::workload

@@ -1,0 +1,123 @@
+// Runs that take turns: one mutex and one condition say whose turn it is.
+#include <duet/workload/turns.hpp>
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace duet::workload {
+
+/// Who holds the turn, and who is still in the rotation.
+struct Rotation {
+    explicit Rotation(std::size_t seats) : seated(seats, true) {}
+
+    /// Waits until `seat` holds the turn.
+    void take(std::size_t seat)
+    {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return holder == seat; });
+    }
+
+    void hand_on(std::size_t seat)
+    {
+        std::unique_lock lock(mutex);
+        holder = after(seat);
+        changed.notify_all();
+        changed.wait(lock, [&] { return holder == seat; });
+    }
+
+    /// `seat` leaves; where it held the turn, the next one still seated has it.
+    void leave(std::size_t seat)
+    {
+        const std::lock_guard lock(mutex);
+        seated[seat] = false;
+        if (holder == seat) {
+            holder = after(seat);
+        }
+        changed.notify_all();
+    }
+
+    /// The next seat after `seat` still in the rotation, or `seat` where no other is.
+    std::size_t after(std::size_t seat) const
+    {
+        for (std::size_t step = 1; step < seated.size(); ++step) {
+            const std::size_t next = (seat + step) % seated.size();
+            if (seated[next]) {
+                return next;
+            }
+        }
+        return seat;
+    }
+
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<bool> seated;
+    std::size_t holder = 0;
+};
+
+Turn::Turn(std::shared_ptr<Rotation> rotation, std::size_t seat) : rotation_(std::move(rotation)), seat_(seat) {}
+
+void Turn::hand_on() const
+{
+    rotation_->hand_on(seat_);
+}
+
+std::vector<Run> execute_in_turns(const std::vector<Job>& jobs, bool verify,
+                                  const std::function<void(const Job&)>& on_start)
+{
+    std::vector<Run> runs;
+    if (jobs.size() <= 1) {
+        for (const auto& job : jobs) {
+            if (on_start) {
+                on_start(job);
+            }
+            runs.push_back(execute(job, verify));
+        }
+        return runs;
+    }
+    const auto rotation = std::make_shared<Rotation>(jobs.size());
+    std::vector<std::optional<Run>> done(jobs.size());
+    std::vector<std::exception_ptr> escaped(jobs.size());
+    {
+        const auto run_seat = [&](std::size_t seat) {
+            try {
+                rotation->take(seat);
+                if (on_start) {
+                    on_start(jobs[seat]);
+                }
+                Job job = jobs[seat];
+                job.timing.turn = std::make_shared<const Turn>(rotation, seat);
+                done[seat] = execute(job, verify);
+                done[seat]->job.timing.turn.reset();
+            } catch (...) {
+                escaped[seat] = std::current_exception();
+            }
+            rotation->leave(seat);
+        };
+        std::vector<std::jthread> threads;
+        threads.reserve(jobs.size());
+        try {
+            for (std::size_t seat = 0; seat < jobs.size(); ++seat) {
+                threads.emplace_back(run_seat, seat);
+            }
+        } catch (...) {
+            // The seats without a thread leave, so that the threads started go round without
+            // them and end; they are joined as `threads` goes.
+            for (std::size_t seat = threads.size(); seat < jobs.size(); ++seat) {
+                rotation->leave(seat);
+            }
+            throw;
+        }
+    }
+    for (std::size_t seat = 0; seat < jobs.size(); ++seat) {
+        if (escaped[seat]) {
+            std::rethrow_exception(escaped[seat]);
+        }
+        runs.push_back(std::move(*done[seat]));
+    }
+    return runs;
+}
+
+} // namespace duet::workload
