@@ -134,8 +134,7 @@ using Entries = std::vector<std::string>;
 TEST_F(Turns, TwoRunsAlternatePassByPassWarmUpsIncluded)
 {
     const auto runs = in_turns_or_deadlock({job("A", Timing::exactly(2, 1)), job("B", Timing::exactly(2, 1))});
-    EXPECT_EQ(log_->entries,
-              (Entries{"A setup", "B setup", "A", "B", "A", "B", "A", "A end", "B", "B end"}));
+    EXPECT_EQ(log_->entries, (Entries{"A setup", "B setup", "A", "B", "A", "B", "A", "A end", "B", "B end"}));
     ASSERT_EQ(runs.size(), 2u);
     EXPECT_EQ(runs[0].job.label, "A");
     EXPECT_EQ(runs[1].job.label, "B");
@@ -150,8 +149,8 @@ TEST_F(Turns, ThreeRunsGoRoundInTheJobsOrder)
 {
     const auto runs = in_turns_or_deadlock(
         {job("A", Timing::exactly(2, 0)), job("B", Timing::exactly(2, 0)), job("C", Timing::exactly(2, 0))});
-    EXPECT_EQ(log_->entries, (Entries{"A setup", "B setup", "C setup", "A", "B", "C", "A", "A end", "B", "B end", "C",
-                                      "C end"}));
+    EXPECT_EQ(log_->entries,
+              (Entries{"A setup", "B setup", "C setup", "A", "B", "C", "A", "A end", "B", "B end", "C", "C end"}));
     ASSERT_EQ(runs.size(), 3u);
     EXPECT_EQ(runs[2].job.label, "C");
 }
@@ -160,8 +159,8 @@ TEST_F(Turns, ARunWithFewerPassesLeavesAndTheOthersGoOn)
 {
     const auto runs = in_turns_or_deadlock(
         {job("A", Timing::exactly(1, 0)), job("B", Timing::exactly(4, 0)), job("C", Timing::exactly(2, 0))});
-    EXPECT_EQ(log_->entries, (Entries{"A setup", "B setup", "C setup", "A", "A end", "B", "C", "B", "C", "C end", "B",
-                                      "B", "B end"}));
+    EXPECT_EQ(log_->entries,
+              (Entries{"A setup", "B setup", "C setup", "A", "A end", "B", "C", "B", "C", "C end", "B", "B", "B end"}));
     ASSERT_EQ(runs.size(), 3u);
     EXPECT_EQ(runs[0].measurement.samples.size(), 1u);
     EXPECT_EQ(runs[1].measurement.samples.size(), 4u);
