@@ -1,5 +1,6 @@
 // Runs that take turns (execute_in_turns): their passes alternate, warm-ups and setups included; a
-// run with fewer passes, or one that throws, leaves the rotation and the others go on; a run's
+// run with fewer passes, or one that throws, leaves the rotation and the others go on; a run whose
+// rule is met goes on while another's is not; a run's
 // time budget counts its own passes, not its waits; results come back in the jobs' order.
 #include <duet/workload/kit.hpp>
 #include <duet/workload/turns.hpp>
@@ -40,6 +41,8 @@ public:
     Logged(std::shared_ptr<Log> log, std::string name) : log_(std::move(log)), name_(std::move(name)) {}
 
     void sleep(std::chrono::milliseconds per_pass) { sleep_ = per_pass; }
+    /// Every pass takes the same time, so that the median settles at the floor of passes.
+    void steady() { steady_ = true; }
     /// Pass number `pass` (from 1, warm-ups counted) throws `what`.
     void throw_at(unsigned pass, Throw what)
     {
@@ -74,7 +77,7 @@ public:
             // Alternating times, so that the median never settles and only the budget or the
             // maximum ends the passes.
             Sample sample;
-            sample.kernel_ms = sample.total_ms = passes % 2 == 0 ? 1.0 : 2.0;
+            sample.kernel_ms = sample.total_ms = steady_ || passes % 2 == 0 ? 1.0 : 2.0;
             return sample;
         });
         result.set_medians();
@@ -89,6 +92,7 @@ private:
     std::chrono::milliseconds sleep_{0};
     Throw throw_ = Throw::nothing;
     unsigned throw_at_ = 0;
+    bool steady_ = false;
 };
 
 class Turns : public ::testing::Test {
@@ -165,6 +169,25 @@ TEST_F(Turns, ARunWithFewerPassesLeavesAndTheOthersGoOn)
     EXPECT_EQ(runs[0].measurement.samples.size(), 1u);
     EXPECT_EQ(runs[1].measurement.samples.size(), 4u);
     EXPECT_EQ(runs[2].measurement.samples.size(), 2u);
+}
+
+TEST_F(Turns, ARunWhoseRuleIsMetGoesOnWhileAnothersIsNot)
+{
+    // A settles at its floor of two passes; B never does and stops at its maximum of four. A goes
+    // on beside B up to then, so that neither takes its last passes alone, and no further.
+    const Timing rule{0, 2, 6, 1e9, 0.01, {}};
+    const auto a = logged("A");
+    a->steady();
+    Timing b_rule = rule;
+    b_rule.max_runs = 4;
+    const auto runs = in_turns_or_deadlock({job(a, "A", rule), job("B", b_rule)});
+    EXPECT_EQ(log_->entries, (Entries{"A setup", "B setup", "A", "B", "A", "B", "A", "B", "A", "B", "B end", "A end"}));
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].measurement.samples.size(), 4u);
+    EXPECT_EQ(runs[1].measurement.samples.size(), 4u);
+    // Alone, A stops at its floor.
+    log_->entries.clear();
+    EXPECT_EQ(execute(job(a, "A", rule), true).measurement.samples.size(), 2u);
 }
 
 TEST_F(Turns, ARunThatThrowsIsReportedAsAloneAndTheOthersGoOn)

@@ -284,10 +284,6 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
     }
     std::vector<Sample> samples;
     double spent_ms = 0; // the timed passes' own host time, not the waits for a turn between them
-    const auto timed_pass = [&] {
-        hand_on();
-        spent_ms += host_ms([&] { samples.push_back(pass()); });
-    };
     const auto settled = [&] {
         // The kernel phase and the whole pass are what ratios divide: both must settle.
         std::vector<double> kernel, total;
@@ -298,11 +294,26 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
         return summarize(kernel).relative_half_width() <= timing.precision &&
                summarize(total).relative_half_width() <= timing.precision;
     };
-    while (samples.size() < std::max(timing.min_runs, 1u)) {
-        timed_pass();
+    const auto at_limit = [&] { return samples.size() >= timing.max_runs || spent_ms >= timing.budget_ms; };
+    const auto floor = std::max(timing.min_runs, 1u);
+    if (timing.turn) {
+        timing.turn->set_settled(false);
     }
-    while (samples.size() < timing.max_runs && !settled() && spent_ms < timing.budget_ms) {
-        timed_pass();
+    while (samples.size() < floor || !at_limit()) {
+        hand_on();
+        // Decided once the turn is back, on what the others did meanwhile: taking turns, a run
+        // whose rule is met goes on while another's is not, so that no run takes its last passes
+        // alone, where drift would fall on it only.
+        if (samples.size() >= floor && settled() && !(timing.turn && timing.turn->others_unsettled())) {
+            break;
+        }
+        spent_ms += host_ms([&] { samples.push_back(pass()); });
+        if (timing.turn) {
+            timing.turn->set_settled(samples.size() >= floor && (at_limit() || settled()));
+        }
+    }
+    if (timing.turn) {
+        timing.turn->set_settled(true);
     }
     return samples;
 }

@@ -11,7 +11,7 @@ namespace duet::workload {
 
 /// Who holds the turn, and who is still in the rotation.
 struct Rotation {
-    explicit Rotation(std::size_t seats) : seated(seats, true) {}
+    explicit Rotation(std::size_t seats) : seated(seats, true), settled(seats, false) {}
 
     /// Waits until `seat` holds the turn.
     void take(std::size_t seat)
@@ -33,6 +33,7 @@ struct Rotation {
     {
         const std::lock_guard lock(mutex);
         seated[seat] = false;
+        settled[seat] = true;
         if (holder == seat) {
             holder = after(seat);
         }
@@ -54,6 +55,7 @@ struct Rotation {
     std::mutex mutex;
     std::condition_variable changed;
     std::vector<bool> seated;
+    std::vector<bool> settled; ///< the seat's own timing rule is met, or it has left
     std::size_t holder = 0;
 };
 
@@ -62,6 +64,23 @@ Turn::Turn(std::shared_ptr<Rotation> rotation, std::size_t seat) : rotation_(std
 void Turn::hand_on() const
 {
     rotation_->hand_on(seat_);
+}
+
+void Turn::set_settled(bool settled) const
+{
+    const std::lock_guard lock(rotation_->mutex);
+    rotation_->settled[seat_] = settled;
+}
+
+bool Turn::others_unsettled() const
+{
+    const std::lock_guard lock(rotation_->mutex);
+    for (std::size_t seat = 0; seat < rotation_->settled.size(); ++seat) {
+        if (seat != seat_ && !rotation_->settled[seat]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 std::vector<Run> execute_in_turns(const std::vector<Job>& jobs, bool verify,

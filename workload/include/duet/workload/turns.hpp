@@ -23,6 +23,12 @@ public:
     /// Hands the turn to the next run still in the rotation and waits until it comes back; returns
     /// at once where no other run is left.
     void hand_on() const;
+    /// Whether this run's timing rule is met (it would stop); a run that leaves counts as met.
+    void set_settled(bool settled) const;
+    /// Whether another run in the rotation still takes passes for its own rule: while one does,
+    /// the others go on too (within their own limits), so that every run's passes span the same
+    /// stretch of time and none runs its last passes alone.
+    bool others_unsettled() const;
 
 private:
     std::shared_ptr<Rotation> rotation_;
@@ -31,8 +37,10 @@ private:
 
 /// Runs every job as execute() does, each on a thread of its own, taking turns in the jobs' order:
 /// the first runs until its first pass boundary (its setup), then the second does, and so on;
-/// then the first's first pass, the second's, ..., one pass each, warm-ups included. A run that
-/// ends, or throws, leaves the rotation and the others go on. Nothing runs at once, so no run
+/// then the first's first pass, the second's, ..., one pass each, warm-ups included. A run whose
+/// rule is met goes on taking passes while another's is not (up to its own max_runs and budget),
+/// so that the passes of each run span the same time. A run that ends, or throws, leaves the
+/// rotation and the others go on. Nothing runs at once, so no run
 /// competes with another for the host or a device. `on_start` is called as each job first has
 /// the turn. The runs come back in the jobs' order; an exception that execute() lets through is
 /// rethrown once every job is done. One job runs on this thread.
