@@ -29,8 +29,15 @@ namespace {
     std::string listed = program.kernel_names.empty() ? "none" : program.kernel_names;
     for (std::size_t at = listed.find(';'); at != std::string::npos; at = listed.find(';', at))
         listed.replace(at, 1, ", ");
-    fail(DUET_ERROR_NOT_FOUND, std::string("no kernel '") + name + "' in program; it has: " + listed, "clCreateKernel",
-         code, error_name(code));
+    // PoCL renames a kernel that has the name of an OpenCL built-in function (dot -> _cl_dot).
+    const std::string renamed = "_cl_" + std::string(name);
+    const bool was_renamed = (";" + program.kernel_names + ";").find(";" + renamed + ";") != std::string::npos;
+    fail(DUET_ERROR_NOT_FOUND,
+         std::string("no kernel '") + name + "' in program" +
+             (was_renamed ? ": the compiler renamed it '" + renamed + "' ('" + name +
+                                "' is an OpenCL built-in function); give the kernel another name"
+                          : "; it has: " + listed),
+         "clCreateKernel", code, error_name(code));
 }
 
 template <class T> T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param)

@@ -12,11 +12,12 @@
 #include "render/format.hpp"
 #include "render/table.hpp"
 
+#include <duet/detail/file.hpp>
+#include <duet/workload/manifest.hpp>
+
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace duet::cli {
 
@@ -110,36 +111,40 @@ std::vector<KernelLimits> kernel_limits(const std::string& request, std::vector<
         checks.push_back({false, "--kernel " + file.string() + ": not a .cl (OpenCL C) or .cu (CUDA C) file"});
         return {};
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        checks.push_back({false, "--kernel " + file.string() + ": cannot be read"});
+    std::string source_text;
+    if (const auto problem = detail::read_regular_file(file, workload::max_source_bytes, source_text);
+        !problem.empty()) {
+        checks.push_back({false, "--kernel " + file.string() + ": " + problem});
         return {};
     }
-    std::ostringstream text;
-    text << in.rdbuf();
     const ProgramFormat format = extension == ".cl" ? ProgramFormat::opencl_c : ProgramFormat::cuda_c;
     const std::string backend = extension == ".cl" ? "opencl" : "cuda";
-    const std::string source_text = text.str();
-    const ProgramSource source{file.stem().string(), {{format, source_text}}};
+    const std::string labelled = workload::labelled_source(file, source_text);
+    const ProgramSource source{file.stem().string(), {{format, labelled}}};
     std::vector<KernelLimits> limits;
+    bool any_device = false;
     for (const auto& device : Registry::global().devices()) {
         if (device.backend() != backend) {
             continue;
         }
+        any_device = true;
         try {
             const Program program = device.build(source);
             std::vector<std::string> names = wanted.empty() ? program.kernel_names() : std::vector{wanted};
             for (const auto& name : names) {
                 limits.push_back({device, name, program.kernel(name).properties(), ""});
             }
-            checks.push_back({true, "--kernel " + file.string() + " builds on " + device_title(device)});
+            checks.push_back(names.empty()
+                                 ? Check{false, "--kernel " + file.string() + " builds on " + device_title(device) +
+                                                    " but declares no kernel"}
+                                 : Check{true, "--kernel " + file.string() + " builds on " + device_title(device)});
         } catch (const Error& error) {
             limits.push_back({device, wanted, {}, error.message()});
             checks.push_back({false, "--kernel " + file.string() + " on " + device_title(device) + ": " +
                                          headline(error.message(), 160)});
         }
     }
-    if (limits.empty()) {
+    if (!any_device) {
         checks.push_back({false, "--kernel " + file.string() + ": no " + backend + " device to build it on"});
     }
     return limits;

@@ -9,6 +9,7 @@
 
 #include "state.hpp"
 
+#include <duet/detail/file.hpp>
 #include <duet/device.hpp>
 
 #include <algorithm>
@@ -34,6 +35,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using detail::bytes_text;
+using detail::Descriptor;
 
 constexpr std::string_view magic_prefix = "duet-program-cache ";
 constexpr std::string_view format_version = "2";
@@ -76,51 +78,11 @@ std::string error_text(int error)
     return std::generic_category().message(error);
 }
 
-/// A file descriptor, closed when it goes out of scope.
-class Descriptor {
-public:
-    explicit Descriptor(int fd) : fd_(fd) {}
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-    ~Descriptor()
-    {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    explicit operator bool() const { return fd_ >= 0; }
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
-
 std::string octal_mode(mode_t mode)
 {
     char text[8];
     std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
     return text;
-}
-
-std::string type_name(mode_t mode)
-{
-    switch (mode & S_IFMT) {
-    case S_IFDIR:
-        return "a directory";
-    case S_IFIFO:
-        return "a FIFO";
-    case S_IFLNK:
-        return "a symbolic link";
-    case S_IFSOCK:
-        return "a socket";
-    case S_IFCHR:
-        return "a character device";
-    case S_IFBLK:
-        return "a block device";
-    default:
-        return "not a regular file";
-    }
 }
 
 /// Why a file or directory may not be trusted to hold code duet loads, as ssh judges ~/.ssh: it
@@ -200,48 +162,12 @@ std::optional<Descriptor> open_directory(const fs::path& directory, std::string&
 }
 
 /// Reads entry `name` into `content` without following a link, blocking on a FIFO or reading more
-/// than max_entry_bytes. Returns why it cannot be used; empty when it was read.
+/// than max_entry_bytes, and only when it is the user's own. Returns why it cannot be used; empty
+/// when it was read.
 std::string read_entry(int directory, const std::string& name, std::string& content)
 {
-    Descriptor fd(::openat(directory, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    struct stat info {};
-    if (!fd) {
-        const int error = errno;
-        if (::fstatat(directory, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(info.st_mode)) {
-            return "not a regular file (" + type_name(info.st_mode) + ")";
-        }
-        return "cannot be opened: " + error_text(error);
-    }
-    if (::fstat(fd.get(), &info) != 0) {
-        return "cannot be examined: " + error_text(errno);
-    }
-    if (!S_ISREG(info.st_mode)) {
-        return "not a regular file (" + type_name(info.st_mode) + ")";
-    }
-    if (const auto problem = trust_problem(info); !problem.empty()) {
-        return problem;
-    }
-    if (static_cast<std::uint64_t>(info.st_size) > max_entry_bytes) {
-        return bytes_text(static_cast<std::uint64_t>(info.st_size)) + ", over the limit of " +
-               bytes_text(max_entry_bytes);
-    }
-    content.resize(static_cast<std::size_t>(info.st_size));
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const ssize_t count = ::read(fd.get(), content.data() + done, content.size() - done);
-        if (count < 0 && errno == EINTR) {
-            continue;
-        }
-        if (count < 0) {
-            return "cannot be read: " + error_text(errno);
-        }
-        if (count == 0) {
-            break; // shrunk since fstat: the lengths in the header catch it
-        }
-        done += static_cast<std::size_t>(count);
-    }
-    content.resize(done);
-    return "";
+    return detail::read_regular_file(name, max_entry_bytes, content, detail::Oversize::refuse,
+                                     {directory, false, trust_problem});
 }
 
 /// An entry's parts, as far as they could be read.

@@ -813,7 +813,7 @@ TEST(Cli, APortManifestRunsByPathAndByNameOnThePluginPath)
 TEST(Cli, ABadManifestIsAUsageErrorNamingItsLineAndNothingRuns)
 {
     const TempDir dir;
-    for (const auto* file : {"saxpy.cu", "saxpy.cl"}) {
+    for (const auto* file : {"saxpy.cu", "saxpy.cl", "libsaxpy_reference.so"}) {
         std::filesystem::copy_file(ports / "saxpy" / file, dir.path() / file);
     }
     std::string manifest = read_file((ports / "saxpy" / "saxpy.duet.toml").string());

@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -53,7 +56,7 @@ std::string read_file(const std::string& path)
     return content.str();
 }
 
-Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes)
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes, unsigned timeout_seconds)
 {
     const TempDir scratch;
     const std::string out_path = (scratch.path() / "out").string(), err_path = (scratch.path() / "err").string();
@@ -85,9 +88,22 @@ Completed run_duet(const std::vector<std::string>& args, const EnvChanges& chang
         ::_exit(127);
     }
     int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    bool timed_out = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+    for (;;) {
+        const pid_t done = ::waitpid(child, &status, timeout_seconds == 0 ? 0 : WNOHANG);
+        if (done == child || (done < 0 && errno != EINTR)) {
+            break;
+        }
+        if (done == 0 && std::chrono::steady_clock::now() >= deadline) {
+            timed_out = true;
+            ::kill(child, SIGKILL);
+            timeout_seconds = 0; // now wait for it to go
+        } else if (done == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     }
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out_path), read_file(err_path)};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out_path), read_file(err_path), timed_out};
 }
 
 } // namespace duet::test

@@ -61,6 +61,12 @@ public:
 
     std::vector<Step> parse()
     {
+        // Checked before the text is quoted in any message, which the limit keeps short.
+        if (text_.size() > max_expression_length) {
+            throw ExpressionError("an expression of " + std::to_string(text_.size()) + " characters; the limit is " +
+                                      std::to_string(max_expression_length),
+                                  1);
+        }
         skip_space();
         if (at_end()) {
             throw error_at(text_, 1, "empty; expected a number, a name or '('");
@@ -132,9 +138,20 @@ private:
         }
     }
 
+    /// Every nesting (parentheses, a function's arguments, a sign) passes here: the parser's
+    /// recursion, and so its stack, is bounded by max_expression_depth.
     void unary()
     {
         const std::size_t where = column();
+        if (++depth_ > max_expression_depth) {
+            throw error_at(text_, where,
+                           "nested deeper than " + std::to_string(max_expression_depth) +
+                               " levels (parentheses, function calls and signs)");
+        }
+        struct Leave {
+            std::size_t& depth;
+            ~Leave() { --depth; }
+        } leave{depth_};
         if (take('-')) {
             unary();
             steps_.push_back({Step::Kind::negate, {}, {}, where});
@@ -246,6 +263,7 @@ private:
     const std::string& text_;
     const std::vector<std::string>& names_;
     std::size_t at_ = 0;
+    std::size_t depth_ = 0;
     std::vector<Step> steps_;
 };
 

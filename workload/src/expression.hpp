@@ -13,6 +13,11 @@
 
 namespace duet::workload::port {
 
+/// The longest expression read, and the deepest nesting in one: far beyond any size written by
+/// hand, and a bound on the parser's recursion.
+inline constexpr std::size_t max_expression_length = 4096;
+inline constexpr std::size_t max_expression_depth = 256;
+
 /// An integer or a real.
 using Number = std::variant<std::int64_t, double>;
 

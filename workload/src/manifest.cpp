@@ -4,14 +4,20 @@
 
 #include <duet/workload/manifest.hpp>
 
+#include <duet/detail/file.hpp>
 #include <duet/error.hpp>
 
 #include <toml++/toml.h>
 
+#include <elf.h>
+
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstring>
-#include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -27,6 +33,22 @@ std::string Place::text() const
 void fail(const Place& place, const std::string& problem)
 {
     throw InvalidArgument("duet", "manifest", 0, "", place.text() + ": " + problem);
+}
+
+double epsilon_of(ElementType type)
+{
+    return type == ElementType::f32   ? std::numeric_limits<float>::epsilon()
+           : type == ElementType::f64 ? std::numeric_limits<double>::epsilon()
+                                      : 1.0;
+}
+
+Number Formula::value(const std::map<std::string, Number>& values) const
+{
+    try {
+        return expression.evaluate(values);
+    } catch (const ExpressionError& error) {
+        fail(place, error.what());
+    }
 }
 
 std::int64_t Formula::integer(const std::map<std::string, Number>& values) const
@@ -58,15 +80,20 @@ std::string join(const std::vector<std::string>& words)
     return text;
 }
 
-std::string read_text(const fs::path& path, const Place& place)
+/// The largest manifest, kernel source and init file read: far above any written by hand, a bound
+/// on what loading a workload reads (every command loads every manifest on DUET_PLUGIN_PATH).
+constexpr std::uint64_t max_manifest_bytes = 1ull << 20;
+constexpr std::uint64_t max_init_file_bytes = 1ull << 30;
+
+/// The whole of the regular file `path`, or InvalidArgument at `place` saying what it is instead
+/// (a FIFO, a device, a directory) or the limit it breaks.
+std::string read_text(const fs::path& path, const Place& place, std::uint64_t limit)
 {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        fail(place, "cannot read " + path.string() + (fs::exists(path) ? "" : ": no such file"));
+    std::string text;
+    if (const auto problem = detail::read_regular_file(path, limit, text); !problem.empty()) {
+        fail(place, "cannot read " + path.string() + ": " + problem);
     }
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    return text;
 }
 
 /// One TOML table of the manifest: its fields by name, each with its place; a field it does not
@@ -279,7 +306,7 @@ KernelSource read_source(const Table& table, Language language, const fs::path& 
     source.language = language;
     source.place = table.place();
     source.file = folder / table.string("source");
-    source.text = read_text(source.file, table.at("source"));
+    source.text = read_text(source.file, table.at("source"), max_source_bytes);
     source.entry = table.string("entry");
     source.options = table.string_or("options", "");
     source.args = table.strings("args");
@@ -310,8 +337,101 @@ KernelSource read_source(const Table& table, Language language, const fs::path& 
 
 const std::vector<std::string> source_fields = {"source", "entry", "options", "defines", "args"};
 
-/// The data of a NumPy .npy file (format 1.0 to 3.0), checked against the buffer's element type:
-/// little-endian, C order, any shape (the buffer takes its elements in order).
+/// The fields of a .npy header, a Python dict literal such as
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (10, 100), }: each value as written, strings
+/// without their quotes. `refuse` is called with what does not parse and must not return.
+std::map<std::string, std::string> npy_fields(const std::string& header,
+                                              const std::function<void(const std::string&)>& refuse)
+{
+    std::size_t at = 0;
+    const auto skip_space = [&] {
+        while (at < header.size() && std::isspace(static_cast<unsigned char>(header[at]))) {
+            ++at;
+        }
+    };
+    const auto next = [&] {
+        skip_space();
+        return at < header.size() ? header[at] : '\0';
+    };
+    const auto quoted = [&](const std::string& what) {
+        const char quote = next();
+        if (quote != '\'' && quote != '"') {
+            refuse("has no quoted " + what + " where one is expected (offset " + std::to_string(at) + ")");
+        }
+        const std::size_t end = header.find(quote, at + 1);
+        if (end == std::string::npos) {
+            refuse("has a string that never ends (offset " + std::to_string(at) + ")");
+        }
+        std::string text = header.substr(at + 1, end - at - 1);
+        at = end + 1;
+        return text;
+    };
+    if (next() != '{') {
+        refuse("is not a dict: it does not start with '{'");
+    }
+    ++at;
+    std::map<std::string, std::string> fields;
+    while (next() != '}') {
+        const std::string key = quoted("key");
+        if (next() != ':') {
+            refuse("has no ':' after '" + key + "'");
+        }
+        ++at;
+        std::string value;
+        if (const char c = next(); c == '(') {
+            const std::size_t end = header.find(')', at);
+            if (end == std::string::npos) {
+                refuse("has no ')' closing the value of '" + key + "'");
+            }
+            value = header.substr(at, end + 1 - at);
+            at = end + 1;
+        } else if (c == '\'' || c == '"') {
+            value = quoted("value of '" + key + "'");
+        } else {
+            while (at < header.size() && (std::isalnum(static_cast<unsigned char>(header[at])) || header[at] == '_')) {
+                value += header[at++];
+            }
+        }
+        if (value.empty()) {
+            refuse("gives '" + key + "' no value");
+        }
+        fields[key] = value;
+        if (next() == ',') {
+            ++at;
+        } else if (next() != '}') {
+            refuse("has neither ',' nor '}' after the value of '" + key + "'");
+        }
+    }
+    return fields;
+}
+
+/// The dimensions of a .npy shape, "(10, 100)", "(1000,)" or "()" (a scalar).
+std::vector<std::uint64_t> npy_shape(const std::string& shape, const std::function<void(const std::string&)>& refuse)
+{
+    if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') {
+        refuse("gives 'shape' as " + shape + ", not a tuple");
+    }
+    std::vector<std::uint64_t> dimensions;
+    std::istringstream parts(shape.substr(1, shape.size() - 2));
+    for (std::string part; std::getline(parts, part, ',');) {
+        part.erase(0, part.find_first_not_of(" \t\n"));
+        part.erase(part.find_last_not_of(" \t\n") + 1);
+        if (part.empty() && parts.eof()) {
+            break; // the trailing comma of "(1000,)"
+        }
+        std::uint64_t dimension = 0;
+        const auto read = std::from_chars(part.data(), part.data() + part.size(), dimension);
+        if (part.empty() || read.ec != std::errc() || read.ptr != part.data() + part.size()) {
+            refuse("gives 'shape' as " + shape + ": '" + part + "' is not a size");
+        }
+        dimensions.push_back(dimension);
+    }
+    return dimensions;
+}
+
+/// The data of a NumPy .npy file (format 1.0 to 3.0), checked against the buffer's element type
+/// and against its own shape: little-endian, C order, any shape (the buffer takes its elements in
+/// order).
 std::string npy_data(const std::string& bytes, ElementType type, const std::string& name, const Place& place)
 {
     const std::string magic = "\x93NUMPY";
@@ -320,47 +440,61 @@ std::string npy_data(const std::string& bytes, ElementType type, const std::stri
     }
     const auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
     const std::size_t major = byte(6);
-    const std::size_t header_start = major == 1 ? 10 : 12;
-    if (major < 1 || major > 3 || bytes.size() < header_start) {
+    if (major < 1 || major > 3) {
         fail(place, name + ": .npy format version " + std::to_string(major) + " is not one of 1, 2, 3");
+    }
+    const std::size_t header_start = major == 1 ? 10 : 12;
+    if (bytes.size() < header_start) {
+        fail(place, name + ": the .npy file ends inside its header's length");
     }
     const std::size_t header_length =
         major == 1 ? byte(8) | byte(9) << 8 : byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
     if (bytes.size() < header_start + header_length) {
         fail(place, name + ": the .npy header runs past the end of the file");
     }
-    const std::string header = bytes.substr(header_start, header_length);
-    // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }
+    const auto refuse = [&](const std::string& problem) { fail(place, name + ": the .npy header " + problem); };
+    const auto fields = npy_fields(bytes.substr(header_start, header_length), refuse);
     const auto value_of = [&](const std::string& key) {
-        const std::size_t at = header.find("'" + key + "'");
-        const std::size_t colon = at == std::string::npos ? at : header.find(':', at);
-        if (colon == std::string::npos) {
-            fail(place, name + ": the .npy header has no '" + key + "'");
+        const auto found = fields.find(key);
+        if (found == fields.end()) {
+            refuse("has no '" + key + "'");
         }
-        const std::size_t start = header.find_first_not_of(' ', colon + 1);
-        const std::size_t end = header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
-        return header.substr(start, end - start);
+        return found->second;
     };
     const std::string descr = value_of("descr");
     const std::map<ElementType, std::vector<std::string>> spellings = {
-        {ElementType::f32, {"'<f4'"}}, {ElementType::f64, {"'<f8'"}}, {ElementType::i32, {"'<i4'"}},
-        {ElementType::u32, {"'<u4'"}}, {ElementType::i64, {"'<i8'"}}, {ElementType::u8, {"'|u1'", "'<u1'"}},
+        {ElementType::f32, {"<f4"}}, {ElementType::f64, {"<f8"}}, {ElementType::i32, {"<i4"}},
+        {ElementType::u32, {"<u4"}}, {ElementType::i64, {"<i8"}}, {ElementType::u8, {"|u1", "<u1"}},
     };
     const auto& accepted = spellings.at(type);
     if (std::find(accepted.begin(), accepted.end(), descr) == accepted.end()) {
-        fail(place, name + " holds elements of dtype " + descr + "; the buffer's " + std::string(to_string(type)) +
-                        " is " + accepted.front() + " (little-endian)");
+        fail(place, name + " holds elements of dtype '" + descr + "'; the buffer's " + std::string(to_string(type)) +
+                        " is '" + accepted.front() + "' (little-endian)");
     }
     const std::string shape = value_of("shape");
-    std::size_t dimensions = 0;
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        dimensions += std::isdigit(static_cast<unsigned char>(shape[i])) &&
-                      (i == 0 || !std::isdigit(static_cast<unsigned char>(shape[i - 1])));
+    const auto dimensions = npy_shape(shape, refuse);
+    const std::string order = value_of("fortran_order");
+    if (order != "False" && order != "True") {
+        refuse("gives 'fortran_order' as " + order + ", not True or False");
     }
-    if (value_of("fortran_order") != "False" && dimensions > 1) {
+    if (order == "True" && dimensions.size() > 1) {
         fail(place, name + " is in Fortran order; save it in C order (numpy.ascontiguousarray)");
     }
-    return bytes.substr(header_start + header_length);
+    std::string data = bytes.substr(header_start + header_length);
+    std::uint64_t elements = 1;
+    for (const auto dimension : dimensions) {
+        if (__builtin_mul_overflow(elements, dimension, &elements)) {
+            refuse("gives 'shape' as " + shape + ", more elements than 64 bits count");
+        }
+    }
+    const std::size_t size = element_size(type);
+    if (data.size() % size != 0 || data.size() / size != elements) {
+        fail(place, name + ": its shape " + shape + " is " + std::to_string(elements) + " elements of " +
+                        std::string(to_string(type)) + "; its data holds " + std::to_string(data.size()) + " bytes, " +
+                        (data.size() % size != 0 ? "not a whole number of elements"
+                                                 : std::to_string(data.size() / size) + " elements"));
+    }
+    return data;
 }
 
 Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
@@ -392,6 +526,10 @@ Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
         init.kind = Init::Kind::random;
         init.low = Table::number_of((*range)[0], table.at("random"));
         init.high = Table::number_of((*range)[1], table.at("random"));
+        if (!std::isfinite(init.low) || !std::isfinite(init.high)) {
+            fail(table.at("random"), "[" + to_string(Number(init.low)) + ", " + to_string(Number(init.high)) +
+                                         "]: the bounds must be finite numbers");
+        }
         if (!(init.low <= init.high)) {
             fail(table.at("random"), "low must not exceed high");
         }
@@ -404,7 +542,7 @@ Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
     } else {
         init.kind = Init::Kind::file;
         const fs::path file = folder / table.string("file");
-        init.bytes = read_text(file, table.at("file"));
+        init.bytes = read_text(file, table.at("file"), max_init_file_bytes);
         if (file.extension() == ".npy") {
             init.bytes = npy_data(init.bytes, type, file.filename().string(), table.at("file"));
         }
@@ -441,11 +579,20 @@ BufferDecl read_buffer(const Table& table, const std::string& name, const fs::pa
         }
         if (tolerance->get("relative") != nullptr) {
             buffer.relative_tolerance = tolerance->number("relative");
+            if (!std::isfinite(buffer.relative_tolerance) || buffer.relative_tolerance < 0) {
+                fail(tolerance->at("relative"),
+                     to_string(Number(buffer.relative_tolerance)) + ": a tolerance must be a finite number, 0 or more");
+            }
         }
         if (tolerance->get("ulps") != nullptr) {
             const double ulps = tolerance->number("ulps");
-            if (ulps < 0) {
-                fail(tolerance->at("ulps"), "must not be negative");
+            // More ulps than 1 / epsilon allow a relative error above 1: any value at all.
+            const double most = 1 / epsilon_of(buffer.type);
+            if (!(ulps >= 0 && ulps <= most && ulps == std::floor(ulps))) {
+                fail(tolerance->at("ulps"), to_string(Number(ulps)) + ": must be a whole number from 0 to " +
+                                                to_string(Number(static_cast<std::int64_t>(most))) + " for " +
+                                                std::string(to_string(buffer.type)) +
+                                                " (1 / epsilon: more would allow a relative error above 1)");
             }
             buffer.ulps_tolerance = static_cast<std::uint64_t>(ulps);
         }
@@ -513,13 +660,83 @@ void check_arguments(const Manifest& manifest, const std::vector<std::string>& a
     }
 }
 
+/// Every output is named by each argument list that runs: the CUDA kernel's, the OpenCL kernel's
+/// and the reference's. What a list leaves out stays as it started, and would be compared as if
+/// computed.
+void check_outputs_named(const Manifest& manifest)
+{
+    struct List {
+        const std::vector<std::string>& args;
+        Place place;
+        std::string whose;
+    };
+    std::vector<List> lists;
+    const auto add = [&](const KernelSource& source, const LaunchDecl& launch, const std::string& whose) {
+        lists.push_back(
+            {source.args ? *source.args : launch.args, source.args ? source.args_place : launch.args_place, whose});
+    };
+    add(manifest.cuda, manifest.launch, "the CUDA kernel's");
+    add(manifest.opencl, manifest.launch, "the OpenCL kernel's");
+    const Reference& reference = manifest.reference;
+    if (reference.kind == Reference::Kind::kernels) {
+        const LaunchDecl& launch = reference.launch ? *reference.launch : manifest.launch;
+        add(reference.cuda, launch, "the CUDA reference's");
+        add(reference.opencl, launch, "the OpenCL reference's");
+    } else if (reference.kind == Reference::Kind::library) {
+        lists.push_back({manifest.launch.args, manifest.launch.args_place, "the C reference's"});
+    }
+    for (const auto& buffer : manifest.buffers) {
+        std::vector<std::string> missing;
+        for (const auto& list : lists) {
+            if (std::find(list.args.begin(), list.args.end(), buffer.name) == list.args.end()) {
+                missing.push_back(list.place.field + " (line " + std::to_string(list.place.line) + ", " + list.whose +
+                                  ")");
+            }
+        }
+        if (!buffer.output || missing.empty()) {
+            continue;
+        }
+        fail(buffer.place, "'" + buffer.name + "' is an output, but " +
+                               (missing.size() == lists.size()
+                                    ? "no argument list names it: " + join(missing) +
+                                          "; nothing would write it, and its initial values would be compared"
+                                    : join(missing) + (missing.size() == 1 ? " does" : " do") +
+                                          " not name it: a kernel or reference that does not take it cannot write it"));
+    }
+}
+
+/// A C reference is loaded only when a run checks against it: what cannot be loaded (a missing
+/// file, one that is not an ELF shared object) is refused at load, from its first bytes.
+void check_shared_object(const fs::path& path, const Place& place)
+{
+    std::string head;
+    if (const auto problem =
+            detail::read_regular_file(path, EI_NIDENT + sizeof(Elf64_Half), head, detail::Oversize::read_head);
+        !problem.empty()) {
+        fail(place, "cannot read " + path.string() + ": " + problem);
+    }
+    if (head.size() < EI_NIDENT + 2 || head.compare(0, SELFMAG, ELFMAG) != 0) {
+        fail(place, path.string() + " is not a shared library: it does not start as an ELF file does");
+    }
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned>(static_cast<unsigned char>(head[i])); };
+    const unsigned type = head[EI_DATA] == ELFDATA2MSB ? byte(EI_NIDENT) << 8 | byte(EI_NIDENT + 1)
+                                                       : byte(EI_NIDENT) | byte(EI_NIDENT + 1) << 8;
+    if (type != ET_DYN) {
+        fail(place, path.string() + " is an ELF " +
+                        (type == ET_EXEC  ? std::string("executable")
+                         : type == ET_REL ? std::string("object file")
+                                          : "file of type " + std::to_string(type)) +
+                        ", not a shared object (build it with -shared)");
+    }
+}
+
 } // namespace
 
 Manifest read_manifest(const fs::path& path)
 {
     Manifest manifest;
     manifest.file = path;
-    const std::string text = read_text(path, {path, 0, "manifest"});
+    const std::string text = read_text(path, {path, 0, "manifest"}, max_manifest_bytes);
     toml::table document;
     try {
         document = toml::parse(text, path.string());
@@ -612,7 +829,10 @@ Manifest read_manifest(const fs::path& path)
         ref.place = reference->place();
         if (reference->get("library") != nullptr) {
             ref.kind = Reference::Kind::library;
-            ref.library = folder / reference->string("library");
+            // "./" where the manifest is in the working directory: dlopen searches the system's
+            // library path for a bare name.
+            ref.library = (folder.empty() ? fs::path(".") : folder) / reference->string("library");
+            check_shared_object(ref.library, reference->at("library"));
             ref.function = reference->string("function");
         } else {
             ref.kind = Reference::Kind::kernels;
@@ -637,6 +857,7 @@ Manifest read_manifest(const fs::path& path)
         const LaunchDecl& ref_launch = manifest.reference.launch ? *manifest.reference.launch : manifest.launch;
         check_interfaces(manifest, manifest.reference.cuda, manifest.reference.opencl, ref_launch);
     }
+    check_outputs_named(manifest);
 
     // The declared test cases, else the defaults alone.
     if (const toml::node* tests = root.get("tests")) {
@@ -679,6 +900,15 @@ std::map<std::string, Number> parameter_values(const Manifest& manifest, const S
 } // namespace duet::workload::port
 
 namespace duet::workload {
+
+std::string labelled_source(const std::filesystem::path& shown, std::string_view text)
+{
+    std::string name;
+    for (const char c : shown.string()) {
+        name += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    }
+    return "#line 1 \"" + name + "\"\n" + std::string(text);
+}
 
 bool is_manifest(const std::filesystem::path& path)
 {

@@ -6,6 +6,7 @@
 
 #include <duet/error.hpp>
 #include <duet/workload/kit.hpp>
+#include <duet/workload/manifest.hpp>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -20,6 +21,10 @@
 namespace duet::workload::port {
 
 namespace {
+
+/// The most launches a pass may make ([repeat] count): the pass is timed and repeated until the
+/// median settles, so a count much above this could not finish in any sensible time.
+constexpr std::uint64_t max_launches = 1'000'000;
 
 /// Everything a run's settings decide, evaluated once, before anything is allocated.
 struct Plan {
@@ -88,7 +93,13 @@ std::array<std::byte, 8> scalar_bytes(const ScalarDecl& scalar, const std::map<s
     with_element_type(scalar.type, [&]<class T>(std::type_identity<T>) {
         T value{};
         if constexpr (std::is_floating_point_v<T>) {
-            value = static_cast<T>(scalar.value.real(values));
+            const double wide = scalar.value.real(values);
+            if (std::abs(wide) > std::numeric_limits<T>::max()) {
+                fail(scalar.value.place,
+                     to_string(Number(wide)) + " does not fit " + std::string(to_string(scalar.type)) + " (at most " +
+                         to_string(Number(static_cast<double>(std::numeric_limits<T>::max()))) + " in magnitude)");
+            }
+            value = static_cast<T>(wide);
         } else {
             const std::int64_t wide = scalar.value.integer(values);
             if (wide < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
@@ -160,7 +171,20 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
     if (launches < 1) {
         fail(manifest.launches.place, "must be at least 1");
     }
+    if (static_cast<std::uint64_t>(launches) > max_launches) {
+        fail(manifest.launches.place, std::to_string(launches) + " launches a pass; the limit is " +
+                                          std::to_string(max_launches) +
+                                          " (a second at a microsecond a launch), since a pass is timed and repeated");
+    }
     plan.launches = static_cast<std::size_t>(launches);
+    // The defines are evaluated here, before anything is built or launched, so that one that
+    // divides by zero for these settings names its line.
+    for (const KernelSource* source :
+         {&manifest.cuda, &manifest.opencl, &manifest.reference.cuda, &manifest.reference.opencl}) {
+        for (const auto& [name, formula] : source->defines) {
+            formula.value(plan.values);
+        }
+    }
     return plan;
 }
 
@@ -251,12 +275,12 @@ Kernel build_kernel(const Device& device, const Manifest& manifest, const Kernel
                     const KernelSource& opencl, const LaunchDecl& launch, const std::map<std::string, Number>& values)
 {
     const KernelSource& mine = device.backend() == "cuda" ? cuda : opencl;
-    const std::string text = "#line 1 \"" + mine.file.filename().string() + "\"\n" + mine.text;
+    const std::string text = labelled_source(mine.file.filename(), mine.text);
     const ProgramFormat format = mine.language == Language::cuda ? ProgramFormat::cuda_c : ProgramFormat::opencl_c;
     BuildOptions options;
     options.flags = mine.options;
     for (const auto& [name, formula] : mine.defines) {
-        options.defines.emplace_back(name, to_string(formula.expression.evaluate(values)));
+        options.defines.emplace_back(name, to_string(formula.value(values)));
     }
     Kernel kernel = device.build({mine.file.stem().string(), {{format, text}}}, options).kernel(mine.entry);
     if (mine.language == Language::opencl) {
@@ -481,11 +505,9 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
 /// The relative error an output may have: its own, or its ULPs times the type's epsilon.
 double tolerance_of(const BufferDecl& buffer)
 {
-    const double epsilon = buffer.type == ElementType::f32   ? std::numeric_limits<float>::epsilon()
-                           : buffer.type == ElementType::f64 ? std::numeric_limits<double>::epsilon()
-                                                             : 1.0;
     return std::max(buffer.relative_tolerance,
-                    buffer.ulps_tolerance ? static_cast<double>(*buffer.ulps_tolerance) * epsilon : 0.0);
+                    buffer.ulps_tolerance ? static_cast<double>(*buffer.ulps_tolerance) * epsilon_of(buffer.type)
+                                          : 0.0);
 }
 
 class PortWorkload final : public Workload {
@@ -495,8 +517,20 @@ public:
     explicit PortWorkload(Manifest manifest) : manifest_(std::move(manifest))
     {
         make_plan(manifest_, Settings(manifest_.info, {}));
-        for (const auto& values : manifest_.info.test_cases) {
-            make_plan(manifest_, Settings(manifest_.info, values));
+        const auto& cases = manifest_.info.test_cases;
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            try {
+                make_plan(manifest_, Settings(manifest_.info, cases[i]));
+            } catch (const InvalidArgument& error) {
+                std::string values;
+                for (const auto& [name, value] : cases[i]) {
+                    values += (values.empty() ? "" : ", ") + name + " = " + value;
+                }
+                throw InvalidArgument("duet", "manifest", 0, "",
+                                      "test case " + std::to_string(i) + " (" +
+                                          (values.empty() ? "the defaults" : "{ " + values + " }") +
+                                          "): " + error.message());
+            }
         }
     }
 

@@ -30,11 +30,15 @@ struct Place {
 /// An InvalidArgument whose message starts with the place.
 [[noreturn]] void fail(const Place& place, const std::string& problem);
 
+/// The spacing of `type`'s values at 1: an ulp there. 1 for the integer types.
+double epsilon_of(ElementType type);
+
 /// An expression and where it was written.
 struct Formula {
     Expression expression;
     Place place;
 
+    Number value(const std::map<std::string, Number>& values) const;
     std::int64_t integer(const std::map<std::string, Number>& values) const;
     double real(const std::map<std::string, Number>& values) const;
 };

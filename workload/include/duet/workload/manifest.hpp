@@ -5,13 +5,24 @@
 
 #include <duet/workload.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace duet::workload {
 
 /// How a manifest's file name ends.
 inline constexpr const char* manifest_suffix = ".duet.toml";
+
+/// The largest kernel source a manifest or `duet doctor --kernel` reads, far above any written by
+/// hand or generated: a bound on what loading a workload reads.
+inline constexpr std::uint64_t max_source_bytes = 16ull << 20;
+
+/// `text` as the file `shown` for a compiler: a #line naming it first, so that a build log points at
+/// the user's file and line rather than the compiler's temporary copy.
+std::string labelled_source(const std::filesystem::path& shown, std::string_view text);
 
 /// Whether `path` names a manifest: a file name ending in manifest_suffix.
 bool is_manifest(const std::filesystem::path& path);
