@@ -4,6 +4,7 @@
 #include "environment.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,7 +54,7 @@ std::string read_file(const std::string& path)
     return content.str();
 }
 
-Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes)
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes, const Limits& limits)
 {
     const TempDir scratch;
     const std::string out_path = (scratch.path() / "out").string(), err_path = (scratch.path() / "err").string();
@@ -80,6 +81,12 @@ Completed run_duet(const std::vector<std::string>& args, const EnvChanges& chang
         const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) {
             ::_exit(126);
+        }
+        if (limits.address_space) {
+            const rlimit address_space{*limits.address_space, *limits.address_space};
+            if (::setrlimit(RLIMIT_AS, &address_space) != 0) {
+                ::_exit(125);
+            }
         }
         ::execve(argv[0], argv.data(), envp.data());
         ::_exit(127);

@@ -2,6 +2,7 @@
 // controls, standard output and standard error captured apart, the exit code returned.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,7 +20,12 @@ struct Completed {
 /// DUET_CACHE_DIR (the tests' kernel cache), then `changes` (nullopt unsets a variable).
 using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
-Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes = {});
+/// Resource limits set in duet's process before it starts, as `ulimit` sets them in a shell.
+struct Limits {
+    std::optional<std::uint64_t> address_space; ///< RLIMIT_AS in bytes (`ulimit -v` counts KiB)
+};
+
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes = {}, const Limits& limits = {});
 
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);
