@@ -131,9 +131,9 @@ TEST(CliRobustness, ALaunchBeyondTheDevicesLargestBlockIsUnsupportedNamingTheLim
     }
     // 64 × 64 × 64 = 262144 work-items: above every device's largest block.
     const auto result =
-        run_duet({"run", "mat_add", "--device", *device, "--variant", "3d", "--set", "block_x=64", "--set",
-                  "block_y=64", "--set", "block_z=64", "--set", "width=64", "--set", "height=64", "--set", "depth=64",
-                  "--repeats", "1", "--warmup", "0"});
+        run_duet({"run",   "mat_add",    "--device",  *device,      "--variant", "3d",       "--set", "block_x=64",
+                  "--set", "block_y=64", "--set",     "block_z=64", "--set",     "width=64", "--set", "height=64",
+                  "--set", "depth=64",   "--repeats", "1",          "--warmup",  "0"});
     EXPECT_EQ(result.exit_code, 2) << "unsupported, as asked: " << result.err;
     EXPECT_THAT(result.err, HasSubstr("cannot run"));
     EXPECT_THAT(result.err, HasSubstr("64×64×64 = 262144 work-items exceeds the device's max_block_size"));
@@ -163,17 +163,17 @@ TEST(CliRobustness, ARunAboveTheAddressSpaceLimitIsRefusedBeforeItStarts)
     if (available_kib < 6'000'000) {
         GTEST_SKIP() << "this machine has " << available_kib << " KiB available; the test needs 6 GB";
     }
-    const auto result = run_duet({"run", "vector_add", "--device", *cpu, "--set", "n=100000000", "--repeats", "1",
-                                  "--warmup", "0"},
-                                 {}, Limits{std::uint64_t{3'000'000} * 1024});
+    const auto result =
+        run_duet({"run", "vector_add", "--device", *cpu, "--set", "n=100000000", "--repeats", "1", "--warmup", "0"}, {},
+                 Limits{std::uint64_t{3'000'000} * 1024});
     EXPECT_EQ(result.exit_code, 2) << "refused as too large for this process, not aborted: " << result.err;
     EXPECT_THAT(result.err, HasSubstr("of host memory"));
     EXPECT_THAT(result.err, HasSubstr("a CPU device, whose memory is the host's"));
     EXPECT_THAT(result.err, HasSubstr("the address-space limit (RLIMIT_AS, ulimit -v) of 3072000000 bytes"));
     // The same run fits below the limit's room once it is smaller.
-    const auto fits = run_duet({"run", "vector_add", "--device", *cpu, "--set", "n=10000000", "--repeats", "1",
-                                "--warmup", "0"},
-                               {}, Limits{std::uint64_t{3'000'000} * 1024});
+    const auto fits =
+        run_duet({"run", "vector_add", "--device", *cpu, "--set", "n=10000000", "--repeats", "1", "--warmup", "0"}, {},
+                 Limits{std::uint64_t{3'000'000} * 1024});
     EXPECT_EQ(fits.exit_code, 0) << fits.err;
 }
 
@@ -261,8 +261,7 @@ void copy_saxpy(const fs::path& folder, const std::string& file, const std::stri
         }
     }
     const std::string text = read_file((ports / "saxpy" / "saxpy.duet.toml").string());
-    std::ofstream(folder / file) << std::regex_replace(text, std::regex("name = \"saxpy\""),
-                                                       "name = \"" + name + "\"");
+    std::ofstream(folder / file) << std::regex_replace(text, std::regex("name = \"saxpy\""), "name = \"" + name + "\"");
 }
 
 TEST(CliRobustness, AWorkloadNameGivenTwiceIsListedOnceAndTheShadowedFileNamed)
