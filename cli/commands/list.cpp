@@ -10,23 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <optional>
 
 namespace duet::cli {
 
 namespace {
-
-/// An integer parameter's bound as an int64: a double of 2^63 or more (a maximum of int64's largest,
-/// say, which a double rounds up to 2^63) is int64's largest, since converting it is undefined.
-std::int64_t integer_bound(double value)
-{
-    constexpr double two_to_63 = 9223372036854775808.0;
-    if (value >= two_to_63) {
-        return std::numeric_limits<std::int64_t>::max();
-    }
-    return value < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(value);
-}
 
 /// Why `value` of the parameter `name`, the rest at their defaults, cannot run the default variant on
 /// `device` ("memory", a rule it breaks, an expression it overflows), or nullopt where it can;

@@ -34,8 +34,8 @@ TEST_P(ForeignException, FailsTheRunNamingTheWorkload)
         SCOPED_TRACE(where);
         const auto workload = std::make_shared<const Throwing>(where);
         const WorkloadInfo info = workload->info();
-        const workload::Job job{workload, info, "default", Settings(info, {}), device(), device().selector(), 1,
-                                workload::Timing::once()};
+        const workload::Job job{
+            workload, info, "default", Settings(info, {}), device(), device().selector(), 1, workload::Timing::once()};
         const workload::Run run = workload::execute(job, true);
         EXPECT_EQ(run.status, workload::Status::failed);
         EXPECT_EQ(run.reason, foreign_exception_text("throwing", ""));

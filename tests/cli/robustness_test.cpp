@@ -221,8 +221,9 @@ TEST(CliRobustness, ListShowsTheLargestValueARuleAllowsAndNeverStops)
     EXPECT_THAT(result.out, HasSubstr("integer 1..16777216; at most 4096 (parameters 'n' (4097) and 'limit' (4096) of "
                                       "workload 'misbehaving' break a rule: n must not exceed limit, the rest at "
                                       "defaults)"));
-    // huge's maximum is int64's largest, a double of 2^63: no value of it is too large.
-    EXPECT_THAT(result.out, HasSubstr("integer 1..9223372036854775808  "));
+    // huge's maximum is int64's largest, a double of 2^63: shown as the largest it takes, and no
+    // value of it is too large.
+    EXPECT_THAT(result.out, HasSubstr("integer 1..9223372036854775807  "));
 }
 
 TEST(CliRobustness, ListShowsTheLargestValueAManifestsExpressionsAllow)

@@ -45,7 +45,8 @@ std::string accepted(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "an integer from " + number(parameter.min) + " to " + number(parameter.max);
+        return "an integer from " + std::to_string(integer_bound(parameter.min)) + " to " +
+               std::to_string(integer_bound(parameter.max));
     case WorkloadParameter::Type::real:
         return "a number from " + number(parameter.min) + " to " + number(parameter.max);
     case WorkloadParameter::Type::choice: {
@@ -90,6 +91,15 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 } // namespace
 
 using detail::bytes_text;
+
+std::int64_t integer_bound(double bound)
+{
+    constexpr double two_to_63 = 9223372036854775808.0;
+    if (bound >= two_to_63) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return bound < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(bound);
+}
 
 namespace {
 

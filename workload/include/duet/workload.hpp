@@ -39,6 +39,11 @@ struct WorkloadParameter {
     std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
 };
 
+/// An integer parameter's bound (WorkloadParameter::min or max, held as a double) as an int64: a
+/// bound of 2^63 or more, as int64's largest becomes in a double, is int64's largest, and one below
+/// -2^63 its smallest, where converting them would be undefined.
+std::int64_t integer_bound(double bound);
+
 class Settings;
 
 /// A rule between two parameters, checked before anything is enqueued: a value set that breaks
