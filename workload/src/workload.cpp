@@ -20,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 #include <type_traits>
 
@@ -466,9 +467,15 @@ struct Candidate {
 
 WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
 {
-    // Search order: the folders in order, in each the plugin libraries before the manifests.
+    // Search order: the folders in order, in each the plugin libraries before the manifests. A folder
+    // named again (DUET_PLUGIN_PATH holding the build's) adds nothing: its files are the same files.
     std::vector<Candidate> candidates;
+    std::set<fs::path> searched;
     for (const auto& directory : directories) {
+        std::error_code error;
+        if (!searched.insert(fs::weakly_canonical(directory, error)).second) {
+            continue;
+        }
         for (auto& [name, path] : detail::find_named_files({directory}, "libduet_workload_", ".so")) {
             candidates.push_back({name, std::move(path), false});
         }
