@@ -34,7 +34,7 @@ workload::Timing timing_from(const Arguments& arguments)
 void add_unloaded_plugins(Verdict& verdict)
 {
     for (const auto& plugin : WorkloadRegistry::global().plugins()) {
-        if (!plugin.loaded) {
+        if (plugin.failed()) {
             verdict.add_problem("workload plugin '" + plugin.name + "' did not load (" + plugin.path.string() +
                                 "): " + plugin.reason);
         }

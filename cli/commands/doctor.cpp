@@ -235,7 +235,7 @@ std::vector<Check> run_checks(const Arguments& arguments, const CacheDiagnosis& 
         }
     }
     for (const auto& plugin : workloads.plugins()) {
-        if (!plugin.loaded) {
+        if (plugin.failed()) {
             checks.push_back({false, "workload plugin " + plugin.name + " (" + plugin.path.string() +
                                          ") did not load: " + plugin.reason});
         }
@@ -262,7 +262,8 @@ json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& 
         plugins.push_back(json::Object{{"name", plugin.name},
                                        {"path", plugin.path.string()},
                                        {"loaded", plugin.loaded},
-                                       {"reason", plugin.reason}});
+                                       {"reason", plugin.reason},
+                                       {"shadowed_by", plugin.shadowed_by.string()}});
     }
     for (const auto& check : checks) {
         check_list.push_back(json::Object{{"ok", check.ok}, {"what", check.what}});
@@ -316,7 +317,10 @@ void print_workload_plugins()
     std::cout << "\nWorkload plugins, searched in:" << search_path_text(WorkloadRegistry::default_search_path())
               << "\n";
     for (const auto& plugin : plugins) {
-        std::cout << "  " << plugin.name << ": " << (plugin.loaded ? "loaded" : "NOT LOADED")
+        std::cout << "  " << plugin.name << ": "
+                  << (plugin.loaded     ? "loaded"
+                      : plugin.failed() ? "NOT LOADED"
+                                        : "shadowed, not used")
                   << "\n    file: " << plugin.path.string() << "\n";
         if (!plugin.loaded) {
             std::cout << "    why: " << plugin.reason << "\n";
@@ -350,6 +354,14 @@ void print_checks(const std::vector<Check>& checks)
     for (const auto& backend : Registry::global().backends()) {
         if (!backend.loaded && !backend_problem(backend)) {
             std::cout << "  note  " << backend.name << " is unavailable (see above); runs use the other backends\n";
+        }
+    }
+    // A note, not a failure: putting a file of a name first is how a user replaces a workload, and
+    // everything asked for still works; the note makes an accidental one visible.
+    for (const auto& plugin : WorkloadRegistry::global().plugins()) {
+        if (!plugin.shadowed_by.empty()) {
+            std::cout << "  note  workload plugin " << plugin.path.string() << " is shadowed by "
+                      << plugin.shadowed_by.string() << ", found first: runs use that one\n";
         }
     }
 }

@@ -7,50 +7,105 @@
 #include "render/records.hpp"
 #include "render/table.hpp"
 
+#include <cstdint>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 namespace duet::cli {
 
 namespace {
 
-bool fits(const Workload& workload, const WorkloadInfo& info, const Device& device, const std::string& name,
-          std::int64_t value)
+/// Why `value` of the parameter `name`, the rest at their defaults, cannot run the default variant on
+/// `device` ("memory", a rule it breaks, an expression it overflows), or nullopt where it can;
+/// without a device, only the rules are asked.
+std::optional<std::string> why_not(const Workload& workload, const WorkloadInfo& info, const Device* device,
+                                   const std::string& name, std::int64_t value)
 {
     try {
-        const RunRequest request{
-            device, info.variants.front(), Settings(info, {{name, std::to_string(value)}}), true, 1, {}};
-        check_fits(workload.footprint(request), device, info.name);
-        return true;
+        Settings settings(info, {{name, std::to_string(value)}});
+        if (device != nullptr) {
+            const RunRequest request{*device, info.variants.front(), std::move(settings), true, 1, {}};
+            check_fits(workload.footprint(request), *device, info.name);
+        }
+        return std::nullopt;
     } catch (const OutOfMemory&) {
-        return false;
+        return "memory";
+    } catch (const Error& error) {
+        return error.message();
+    } catch (const std::exception& error) {
+        return error.what();
     }
 }
 
-/// Where the memory of a device or of the host allows less than an integer parameter's range (the
-/// others at their defaults, the default variant): "; opencl:0: at most 178956970 (...)" per device.
-std::string device_limits(const Workload& workload, const WorkloadInfo& info, const WorkloadParameter& parameter)
+/// The largest value of [low, high] that works, where not all do, and how the listing says it.
+struct Limit {
+    std::string text; ///< "; <who>at most X (why X + 1 does not, ...)", "; <who>none works (why)", or ""
+    std::optional<std::int64_t> largest; ///< none where not even `low` works
+};
+
+/// Bisection between `low` and `high`: a larger value needs no less memory, and the rules a workload
+/// states between two parameters are bounds.
+Limit limit_of(const std::function<std::optional<std::string>(std::int64_t)>& why_not_at, const std::string& who,
+               std::int64_t low, std::int64_t high)
 {
-    std::string text;
+    auto reason = why_not_at(high);
+    if (!reason) {
+        return {"", high};
+    }
+    if (const auto at_low = why_not_at(low)) {
+        return {"; " + who + "none works (" + *at_low + ")", std::nullopt};
+    }
+    // Unsigned, since high - low can exceed int64 (a range from negative to int64's largest).
+    const auto distance = [&] { return static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low); };
+    while (distance() > 1) {
+        const auto middle = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + distance() / 2);
+        if (auto why = why_not_at(middle)) {
+            high = middle;
+            reason = std::move(why);
+        } else {
+            low = middle;
+        }
+    }
+    return {"; " + who + "at most " + std::to_string(low) + " (" + *reason + ", the rest at defaults)", low};
+}
+
+/// Where less than an integer parameter's range works, the others at their defaults and the
+/// default variant: first what the rules between parameters allow, then per device what its memory
+/// or the host's allows ("; opencl:0: at most 178956970 (memory, ...)").
+std::string parameter_limits(const Workload& workload, const WorkloadInfo& info, const WorkloadParameter& parameter)
+{
     if (parameter.type != WorkloadParameter::Type::integer) {
+        return "";
+    }
+    const std::int64_t low = integer_bound(parameter.min);
+    const Limit rules =
+        limit_of([&](std::int64_t value) { return why_not(workload, info, nullptr, parameter.name, value); }, "", low,
+                 integer_bound(parameter.max));
+    std::string text = rules.text;
+    if (!rules.largest) {
         return text;
     }
     for (const auto& device : Registry::global().devices()) {
-        auto low = static_cast<std::int64_t>(parameter.min);
-        auto high = static_cast<std::int64_t>(parameter.max);
-        if (fits(workload, info, device, parameter.name, high)) {
-            continue;
-        }
-        if (!fits(workload, info, device, parameter.name, low)) {
-            text += "; " + device.selector() + ": none fits its memory";
-            continue;
-        }
-        while (high - low > 1) { // low fits, high does not: footprints grow with every size
-            const std::int64_t middle = low + (high - low) / 2;
-            (fits(workload, info, device, parameter.name, middle) ? low : high) = middle;
-        }
-        text += "; " + device.selector() + ": at most " + std::to_string(low) + " (memory, the rest at defaults)";
+        text += limit_of([&](std::int64_t value) { return why_not(workload, info, &device, parameter.name, value); },
+                         device.selector() + ": ", low, *rules.largest)
+                    .text;
     }
     return text;
+}
+
+/// On standard error, each plugin that did not load with why, and each that another file shadows.
+void report_plugins(const WorkloadRegistry& registry)
+{
+    for (const auto& plugin : registry.plugins()) {
+        if (!plugin.shadowed_by.empty()) {
+            std::cerr << "duet: note: workload plugin " << plugin.name << " (" << plugin.path.string()
+                      << ") is not used: " << plugin.reason << "\n";
+        } else if (!plugin.loaded) {
+            std::cerr << "duet: workload plugin " << plugin.name << " (" << plugin.path.string()
+                      << ") did not load: " << plugin.reason << "\n";
+        }
+    }
 }
 
 } // namespace
@@ -58,12 +113,7 @@ std::string device_limits(const Workload& workload, const WorkloadInfo& info, co
 int list_command(const Arguments& arguments)
 {
     const auto& registry = WorkloadRegistry::global();
-    for (const auto& plugin : registry.plugins()) {
-        if (!plugin.loaded) {
-            std::cerr << "duet: workload plugin " << plugin.name << " (" << plugin.path.string()
-                      << ") did not load: " << plugin.reason << "\n";
-        }
-    }
+    report_plugins(registry);
     // One workload, by name or a manifest's path, or all of them.
     const auto workloads = arguments.positional().empty()
                                ? registry.workloads()
@@ -98,7 +148,7 @@ int list_command(const Arguments& arguments)
                 variants += (variants.empty() ? "" : ", ") + variant;
             }
             table.add_row({parameter.name, parameter.default_value,
-                           accepted_values(parameter) + device_limits(*workload, info, parameter),
+                           accepted_values(parameter) + parameter_limits(*workload, info, parameter),
                            variants.empty() ? "all" : variants, parameter.help});
         }
         table.print(std::cout, "    ");

@@ -21,9 +21,11 @@ namespace {
 using Kind = OptionSpec::Kind;
 
 const OptionSpec json_option{"json", Kind::optional_value, "FILE",
-                             "JSON to FILE, or to standard output (no FILE, or -) in place of the table"};
+                             "JSON to FILE (--json x.json, or --json=FILE for any name), or to standard output (no "
+                             "FILE, or -) in place of the table"};
 const OptionSpec csv_option{"csv", Kind::optional_value, "FILE",
-                            "CSV to FILE, or to standard output (no FILE, or -) in place of the table"};
+                            "CSV to FILE (--csv x.csv, or --csv=FILE for any name), or to standard output (no FILE, "
+                            "or -) in place of the table"};
 const OptionSpec report_option{"report", Kind::value, "FILE.html",
                                "a self-contained HTML report with charts (- for standard output)"};
 const OptionSpec set_option{"set", Kind::repeated, "k=v", "a workload parameter (repeatable); `duet list` shows them"};

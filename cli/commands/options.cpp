@@ -19,21 +19,15 @@ const OptionSpec* find_option(const CommandSpec& command, const std::string& nam
 }
 
 /// The option as CLI11 reads it: a value given again replaces the last (Arguments::value takes
-/// the last of its results), a repeated one keeps every occurrence, an optional value is taken
-/// when the next argument is not an option.
+/// the last of its results), a repeated one keeps every occurrence. Optional values are read by
+/// take_optional_values instead.
 CLI::Option* add_option(CLI::App& app, const OptionSpec& spec)
 {
     const std::string name = "--" + spec.name;
-    switch (spec.kind) {
-    case OptionSpec::Kind::flag:
+    if (spec.kind == OptionSpec::Kind::flag) {
         return app.add_flag(name, spec.help);
-    case OptionSpec::Kind::value:
-    case OptionSpec::Kind::repeated:
-        return app.add_option(name, spec.help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    case OptionSpec::Kind::optional_value:
-        return app.add_option(name, spec.help)->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     }
-    return nullptr;
+    return app.add_option(name, spec.help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 /// "--device needs a value: --device SEL", from CLI11's "--device: 1 required SEL missing".
@@ -45,6 +39,46 @@ std::string missing_value(const CommandSpec& command, const std::string& message
         return "duet " + command.name + ": " + message;
     }
     return "--" + option->name + " needs a value: --" + option->name + " " + option->value_name;
+}
+
+/// Whether `word`, after an optional_value option given without '=', is that option's value: only a
+/// file named for it (--json out.json, --csv out.csv) or "-". No workload name, `all` or manifest
+/// (*.duet.toml) looks like that, so `duet list --json vector_add` lists vector_add as JSON.
+bool is_optional_value(const OptionSpec& option, const std::string& word)
+{
+    const std::string suffix = "." + option.name;
+    return word == "-" || (word.size() > suffix.size() && word.ends_with(suffix));
+}
+
+/// The optional_value options of `args` read here rather than by CLI11, which would take whatever
+/// word follows as the value: their values go to `values` ("" for none), each word such an option
+/// left alone to `left`, with the option, for the message should it be one argument too many; the
+/// other arguments are returned.
+std::vector<std::string> take_optional_values(const CommandSpec& command, const std::vector<std::string>& args,
+                                              std::map<std::string, std::vector<std::string>>& values,
+                                              std::map<std::string, std::string>& left)
+{
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        const auto equals = arg.find('=');
+        const OptionSpec* option =
+            arg.size() > 2 && arg.starts_with("--") ? find_option(command, arg.substr(2, equals - 2)) : nullptr;
+        if (option == nullptr || option->kind != OptionSpec::Kind::optional_value) {
+            rest.push_back(arg);
+            continue;
+        }
+        std::string value;
+        if (equals != std::string::npos) {
+            value = arg.substr(equals + 1);
+        } else if (i + 1 < args.size() && is_optional_value(*option, args[i + 1])) {
+            value = args[++i];
+        } else if (i + 1 < args.size()) {
+            left.emplace(args[i + 1], option->name);
+        }
+        values[option->name].push_back(std::move(value));
+    }
+    return rest;
 }
 
 std::string known_options(const CommandSpec& command)
@@ -126,10 +160,14 @@ Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>&
     app.allow_extras();  // an unknown option is named below, with the options that exist
     std::vector<std::pair<const OptionSpec*, CLI::Option*>> parsed;
     for (const auto& spec : command.options) {
-        parsed.emplace_back(&spec, add_option(app, spec));
+        if (spec.kind != OptionSpec::Kind::optional_value) {
+            parsed.emplace_back(&spec, add_option(app, spec));
+        }
     }
     app.add_option("arguments", positional_)->expected(0, CLI::detail::expected_max_vector_size);
-    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+    std::map<std::string, std::string> left_by_option;
+    const auto rest = take_optional_values(command, args, values_, left_by_option);
+    std::vector<std::string> reversed(rest.rbegin(), rest.rend()); // CLI11 takes them last first
     try {
         app.parse(reversed);
     } catch (const CLI::ArgumentMismatch& error) {
@@ -158,17 +196,21 @@ Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>&
             values.assign(option->count(), "");
         } else {
             values = option->results();
-            if (values.empty()) {
-                values.push_back(""); // --json without a FILE
-            }
         }
     }
     if (positional_.size() < command.min_arguments) {
         throw UsageError("duet " + command.name + " needs " + command.arguments);
     }
     if (positional_.size() > command.max_arguments) {
-        throw UsageError("duet " + command.name + ": unexpected argument '" + positional_[command.max_arguments] + "'" +
-                         (command.arguments.empty() ? "" : "; it takes " + command.arguments));
+        const std::string& extra = positional_[command.max_arguments];
+        const auto option = left_by_option.find(extra);
+        throw UsageError("duet " + command.name + ": unexpected argument '" + extra + "'" +
+                         (command.arguments.empty() ? "" : "; it takes " + command.arguments) +
+                         (option == left_by_option.end()
+                              ? ""
+                              : "\n(--" + option->second + " takes the next word as its FILE only when it ends in ." +
+                                    option->second + " or is -; for this file write --" + option->second + "=" + extra +
+                                    ")"));
     }
 }
 

@@ -20,7 +20,7 @@ struct OptionSpec {
         flag,           ///< --raw
         value,          ///< --device SEL or --device=SEL; given again, the last wins
         repeated,       ///< --set k=v --set k2=v2: every occurrence kept
-        optional_value, ///< --json, or --json FILE when the next argument is not an option
+        optional_value, ///< --json; --json=FILE; --json FILE where FILE ends in .json (the name) or is -
     };
     std::string name; ///< without the leading "--"
     Kind kind = Kind::flag;

@@ -3,6 +3,7 @@
 #include "commands/output.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,18 +41,68 @@ int write_through(int descriptor, std::string_view text)
     return 0;
 }
 
-/// `path` made absolute with ".", ".." and symbolic links resolved as far as it exists, so that two
-/// spellings of one file compare equal.
-fs::path normalised(const std::string& path)
+/// `path` made absolute, with every symbolic link resolved, a dangling one too (opening it creates
+/// its target), and ".", ".." and links resolved as far as the path exists: two spellings of one
+/// file that does not exist yet compare equal.
+fs::path resolved(const std::string& path)
 {
     std::error_code error;
-    const auto resolved = fs::weakly_canonical(fs::absolute(path), error);
-    return error ? fs::absolute(path).lexically_normal() : resolved;
+    fs::path resolved = fs::absolute(path, error).lexically_normal();
+    for (int hop = 0; hop < 40 && fs::is_symlink(fs::symlink_status(resolved, error)); ++hop) { // 40: Linux's ELOOP
+        const fs::path target = fs::read_symlink(resolved, error);
+        if (error) {
+            break;
+        }
+        resolved = (target.is_absolute() ? target : resolved.parent_path() / target).lexically_normal();
+    }
+    const auto canonical = fs::weakly_canonical(resolved, error);
+    return error ? resolved : canonical;
 }
+
+/// The file an output names, told apart by what it is rather than how it is spelled.
+struct Target {
+    bool standard_output = false; ///< "-", no value, or a name of standard output (/dev/stdout, /dev/fd/1)
+    std::optional<std::pair<dev_t, ino_t>> file; ///< an existing regular file, hard links included
+    bool other = false;                          ///< an existing device or pipe, which no output overwrites
+    fs::path path;                               ///< where a file yet to be created will be
+};
 
 bool is_stdout_value(const std::string& value)
 {
     return value.empty() || value == "-";
+}
+
+Target target_of(const std::string& value)
+{
+    Target target;
+    if (is_stdout_value(value)) {
+        target.standard_output = true;
+        return target;
+    }
+    struct stat out {};
+    struct stat named {};
+    if (::stat(value.c_str(), &named) == 0) {
+        // /dev/stdout, /dev/fd/1, /proc/self/fd/1, a link to one of them, or the file standard output
+        // was sent to: all of them are standard output.
+        target.standard_output =
+            ::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == named.st_dev && out.st_ino == named.st_ino;
+        if (S_ISREG(named.st_mode)) {
+            target.file = std::pair{named.st_dev, named.st_ino};
+        } else {
+            target.other = true;
+        }
+    }
+    target.path = resolved(value);
+    return target;
+}
+
+/// Whether writing one of the two would overwrite what the other wrote.
+bool same_file(const Target& a, const Target& b)
+{
+    if (a.other || b.other) {
+        return false;
+    }
+    return a.file && b.file ? *a.file == *b.file : a.path == b.path;
 }
 
 } // namespace
@@ -63,7 +114,7 @@ std::optional<Output> Output::from(const Arguments& arguments, std::string_view 
         return std::nullopt;
     }
     Output output;
-    if (is_stdout_value(*value)) {
+    if (target_of(*value).standard_output) {
         return output;
     }
     const int descriptor = ::open(value->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -107,18 +158,25 @@ Outputs Outputs::open(const Arguments& arguments)
             asked.push_back({option, *value});
         }
     }
+    std::vector<Target> targets;
+    for (const auto& one : asked) {
+        targets.push_back(target_of(one.value));
+    }
     for (std::size_t i = 0; i < asked.size(); ++i) {
         for (std::size_t j = i + 1; j < asked.size(); ++j) {
-            const bool both_stdout = is_stdout_value(asked[i].value) && is_stdout_value(asked[j].value);
-            if (both_stdout) {
-                throw UsageError("only one of --" + std::string(asked[i].option) + " and --" + asked[j].option +
+            const auto option = [&](std::size_t k) { return "--" + std::string(asked[k].option); };
+            // "--csv /dev/stdout", not "--csv", where standard output was spelled as a file.
+            const auto spelled = [&](std::size_t k) {
+                return option(k) + (is_stdout_value(asked[k].value) ? "" : " " + asked[k].value);
+            };
+            if (targets[i].standard_output && targets[j].standard_output) {
+                throw UsageError("only one of " + spelled(i) + " and " + spelled(j) +
                                  " can go to standard output; give the other a FILE");
             }
-            if (!is_stdout_value(asked[i].value) && !is_stdout_value(asked[j].value) &&
-                normalised(asked[i].value) == normalised(asked[j].value)) {
-                throw UsageError("--" + std::string(asked[i].option) + " " + asked[i].value + " and --" +
-                                 asked[j].option + " " + asked[j].value + " are the same file (" +
-                                 normalised(asked[i].value).string() + "); one would overwrite the other");
+            if (!targets[i].standard_output && !targets[j].standard_output && same_file(targets[i], targets[j])) {
+                throw UsageError(option(i) + " " + asked[i].value + " and " + option(j) + " " + asked[j].value +
+                                 " are the same file (" + targets[i].path.string() +
+                                 "); one would overwrite the other");
             }
         }
     }

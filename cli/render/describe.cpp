@@ -49,7 +49,8 @@ std::string accepted_values(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "integer " + format::exact(parameter.min) + ".." + format::exact(parameter.max);
+        return "integer " + std::to_string(integer_bound(parameter.min)) + ".." +
+               std::to_string(integer_bound(parameter.max));
     case WorkloadParameter::Type::real:
         return "real " + format::exact(parameter.min) + ".." + format::exact(parameter.max);
     case WorkloadParameter::Type::choice: {

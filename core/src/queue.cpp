@@ -492,47 +492,58 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     const std::array<std::size_t, 3> grid{range.grid.x, range.grid.y, range.grid.z};
     const std::array<std::size_t, 3> block{range.block.x, range.block.y, range.block.z};
     constexpr const char* axis = "xyz";
+    // Messages are built only on failure: this path runs once per launch.
+    const auto which = [&](std::uint32_t d) { return std::string("kernel '") + k.name + "': " + axis[d]; };
+    // A malformed range is the caller's error whatever the device (InvalidArgument) ...
     std::size_t threads = 1;
     for (std::uint32_t d = 0; d < 3; ++d) {
-        // Messages are built only on failure: this path runs once per launch.
-        const auto which = [&] { return std::string("kernel '") + k.name + "': " + axis[d]; };
         if (grid[d] == 0 || block[d] == 0) {
             detail::fail<InvalidArgument>(name, call,
-                                          which() + " of the range is empty (grid " + std::to_string(grid[d]) +
+                                          which(d) + " of the range is empty (grid " + std::to_string(grid[d]) +
                                               ", block " + std::to_string(block[d]) + ")");
         }
         if (d >= range.dims && (grid[d] != 1 || block[d] != 1)) {
             detail::fail<InvalidArgument>(name, call,
-                                          which() + " lies beyond the range's " + std::to_string(range.dims) +
+                                          which(d) + " lies beyond the range's " + std::to_string(range.dims) +
                                               " dimension(s) and must be 1");
-        }
-        if (block[d] > p.max_block_dims[d]) {
-            detail::fail<InvalidArgument>(name, call,
-                                          which() + " block size " + std::to_string(block[d]) +
-                                              " exceeds the device's max_block_dims[" + std::to_string(d) +
-                                              "] = " + std::to_string(p.max_block_dims[d]));
-        }
-        if (grid[d] > p.max_grid_dims[d]) {
-            detail::fail<InvalidArgument>(name, call,
-                                          which() + " grid size " + std::to_string(grid[d]) +
-                                              " exceeds the device's max_grid_dims[" + std::to_string(d) +
-                                              "] = " + std::to_string(p.max_grid_dims[d]));
         }
         std::size_t global = 0;
         if (__builtin_mul_overflow(grid[d], block[d], &global)) {
-            detail::fail<InvalidArgument>(name, call, which() + " global size grid × block overflows size_t");
+            detail::fail<InvalidArgument>(name, call, which(d) + " global size grid × block overflows size_t");
         }
-        threads *= block[d];
+        if (__builtin_mul_overflow(threads, block[d], &threads)) {
+            detail::fail<InvalidArgument>(name, call,
+                                          "kernel '" + k.name + "': block " + dims_text(block) +
+                                              " has more work-items than size_t holds");
+        }
+    }
+    // ... and so is a block the kernel's own declaration rules out, on every device ...
+    const KernelProperties& kp = k.properties;
+    if ((kp.required_block[0] != 0 && !std::equal(block.begin(), block.end(), kp.required_block.begin())) ||
+        (kp.max_block_limit == BlockLimit::declared && threads > kp.max_block_size)) {
+        refuse_block(name, call, k, block);
+    }
+    // ... while a limit of this device is something it cannot do (Unsupported): another device may.
+    for (std::uint32_t d = 0; d < 3; ++d) {
+        if (block[d] > p.max_block_dims[d]) {
+            detail::fail<Unsupported>(name, call,
+                                      which(d) + " block size " + std::to_string(block[d]) +
+                                          " exceeds the device's max_block_dims[" + std::to_string(d) +
+                                          "] = " + std::to_string(p.max_block_dims[d]) + " (its largest block along " +
+                                          axis[d] + ")");
+        }
+        if (grid[d] > p.max_grid_dims[d]) {
+            detail::fail<Unsupported>(name, call,
+                                      which(d) + " grid size " + std::to_string(grid[d]) +
+                                          " exceeds the device's max_grid_dims[" + std::to_string(d) +
+                                          "] = " + std::to_string(p.max_grid_dims[d]));
+        }
     }
     if (threads > p.max_block_size) {
-        detail::fail<InvalidArgument>(name, call,
-                                      "kernel '" + k.name + "': block of " + std::to_string(threads) +
-                                          " work-items exceeds the device's max_block_size " +
-                                          std::to_string(p.max_block_size));
-    }
-    const KernelProperties& kp = k.properties;
-    if (kp.required_block[0] != 0 && !std::equal(block.begin(), block.end(), kp.required_block.begin())) {
-        refuse_block(name, call, k, block);
+        detail::fail<Unsupported>(name, call,
+                                  "kernel '" + k.name + "': block of " + dims_text(block) + " = " +
+                                      std::to_string(threads) + " work-items exceeds the device's max_block_size " +
+                                      std::to_string(p.max_block_size) + " (its largest work-group)");
     }
     if (kp.max_block_size != 0 && threads > kp.max_block_size) {
         refuse_block(name, call, k, block);
@@ -579,12 +590,14 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     const std::uint64_t local_limit = p.local_memory_per_block_optin > p.local_memory_per_block
                                           ? p.local_memory_per_block_optin
                                           : p.local_memory_per_block;
-    if (dynamic_local + k.properties.static_local_memory > local_limit) {
-        detail::fail<InvalidArgument>(name, call,
-                                      "kernel '" + k.name + "': local memory of " + std::to_string(dynamic_local) +
-                                          " dynamic + " + std::to_string(k.properties.static_local_memory) +
-                                          " static bytes exceeds the device's local_memory_per_block " +
-                                          std::to_string(local_limit));
+    // Compared without the sum, which a LocalMemory near SIZE_MAX would wrap.
+    if (dynamic_local > local_limit || k.properties.static_local_memory > local_limit - dynamic_local) {
+        detail::fail<Unsupported>(name, call,
+                                  "kernel '" + k.name + "': local memory of " + std::to_string(dynamic_local) +
+                                      " dynamic + " + std::to_string(k.properties.static_local_memory) +
+                                      " static bytes exceeds the device's local_memory_per_block " +
+                                      std::to_string(local_limit) + " (its local memory per block" +
+                                      (local_limit > p.local_memory_per_block ? ", opted in" : "") + ")");
     }
 
     const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};

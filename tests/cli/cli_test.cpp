@@ -591,7 +591,7 @@ TEST(Cli, AFailedWriteExitsOneNamingTheFileAndWhy)
     EXPECT_EQ(parse_or_fail(read_file(json_path))["schema"].string(), "duet.compare/1")
         << "the outputs that could be written are";
     const auto run =
-        run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json", "/dev/full"} + small);
+        run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json=/dev/full"} + small);
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_THAT(run.err, HasSubstr("cannot write /dev/full"));
 }
@@ -602,11 +602,12 @@ TEST(Cli, TwoOutputsToOneFileAreRefusedBeforeAnythingIsOverwritten)
     const auto path = out.path() / "results";
     std::ofstream(path) << "kept\n";
     const std::string same = (out.path() / "." / "results").string();
-    const auto result = run_duet({"compare", "vector_add", "--json", path.string(), "--csv", same, "--set", "n=1000"});
+    const auto result =
+        run_duet({"compare", "vector_add", "--json=" + path.string(), "--csv=" + same, "--set", "n=1000"});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_THAT(result.err, HasSubstr("are the same file"));
     EXPECT_EQ(read_file(path.string()), "kept\n");
-    EXPECT_EQ(run_duet({"bench", "vector_add", "--report", path.string(), "--json", path.string()}).exit_code, 2);
+    EXPECT_EQ(run_duet({"bench", "vector_add", "--report", path.string(), "--json=" + path.string()}).exit_code, 2);
 }
 
 TEST(Cli, ADashMeansStandardOutputForEveryOutput)

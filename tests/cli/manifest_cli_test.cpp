@@ -50,7 +50,7 @@ fs::path saxpy_with(const TempDir& dir, const std::vector<std::pair<std::string,
 /// Runs duet, which must neither hang nor die of a signal.
 Completed run_to_the_end(const std::vector<std::string>& args, const EnvChanges& changes = {})
 {
-    const auto result = run_duet(args, changes, timeout_seconds);
+    const auto result = run_duet(args, changes, Limits{.timeout_seconds = timeout_seconds});
     EXPECT_FALSE(result.timed_out) << "duet hung: " << ::testing::PrintToString(args);
     EXPECT_NE(result.exit_code, -1) << "duet died of a signal: " << ::testing::PrintToString(args) << "\n"
                                     << result.err;

@@ -4,6 +4,7 @@
 #include "environment.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,7 +57,7 @@ std::string read_file(const std::string& path)
     return content.str();
 }
 
-Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes, unsigned timeout_seconds)
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes, const Limits& limits)
 {
     const TempDir scratch;
     const std::string out_path = (scratch.path() / "out").string(), err_path = (scratch.path() / "err").string();
@@ -84,11 +85,18 @@ Completed run_duet(const std::vector<std::string>& args, const EnvChanges& chang
         if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) {
             ::_exit(126);
         }
+        if (limits.address_space) {
+            const rlimit address_space{*limits.address_space, *limits.address_space};
+            if (::setrlimit(RLIMIT_AS, &address_space) != 0) {
+                ::_exit(125);
+            }
+        }
         ::execve(argv[0], argv.data(), envp.data());
         ::_exit(127);
     }
     int status = 0;
     bool timed_out = false;
+    unsigned timeout_seconds = limits.timeout_seconds;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
     for (;;) {
         const pid_t done = ::waitpid(child, &status, timeout_seconds == 0 ? 0 : WNOHANG);

@@ -2,6 +2,7 @@
 // controls, standard output and standard error captured apart, the exit code returned.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,8 +21,14 @@ struct Completed {
 /// DUET_CACHE_DIR (the tests' kernel cache), then `changes` (nullopt unsets a variable).
 using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
-/// With a timeout (0: none), duet is killed once it runs past it, for a test of what could hang.
-Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes = {}, unsigned timeout_seconds = 0);
+/// Resource limits set in duet's process before it starts, as `ulimit` sets them in a shell.
+struct Limits {
+    std::optional<std::uint64_t> address_space; ///< RLIMIT_AS in bytes (`ulimit -v` counts KiB)
+    /// Seconds after which duet is killed (0: none), for a test of what could hang.
+    unsigned timeout_seconds = 0;
+};
+
+Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes = {}, const Limits& limits = {});
 
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);

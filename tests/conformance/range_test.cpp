@@ -151,43 +151,47 @@ TEST_P(RangeConformance, BlockOfTheKernelsLimitLaunches)
     EXPECT_TRUE(bitwise_equal(std::vector<float>(n, 4.0f), download(queue(), out)));
 }
 
-TEST_P(RangeConformance, BlockAboveTheDeviceMaximumIsRefused)
+// A limit of the device is Unsupported (another device may launch the range), naming the limit; a
+// block that the kernel's own declaration rules out is the caller's error on every device, so
+// InvalidArgument, and comes first where both apply.
+TEST_P(RangeConformance, BlockAboveTheDeviceMaximumIsUnsupported)
 {
     const std::uint64_t max = props().max_block_size;
-    expect_refused(Range::grid_block(1, max + 1),
-                   {dec(max), kernel_limit("fill_value"), dec(props().max_block_dims[0])});
+    expect_refused<Unsupported>(
+        Range::grid_block(1, max + 1),
+        {"max_block_size " + dec(max), "max_block_dims[0] = " + dec(props().max_block_dims[0])});
 }
 
 // A block the device takes but this kernel's registers, or its driver, rule out is a limit of this
-// device (another may launch it), so Unsupported; one the kernel's own declaration rules out is the
-// caller's error; where the kernel's limit is the device's, the device's refusal comes first.
+// device too; where the kernel's limit is the device's, the device's refusal comes first.
 TEST_P(RangeConformance, BlockAboveTheKernelMaximumIsRefused)
 {
     const KernelProperties kernel = test_kernel(device(), "fill_value").properties();
     const std::uint64_t kernel_max = kernel.max_block_size;
     const std::initializer_list<std::string> limits{dec(kernel_max), dec(props().max_block_size),
                                                     dec(props().max_block_dims[0])};
-    if (kernel_max < props().max_block_size && kernel_max < props().max_block_dims[0] &&
-        kernel.max_block_limit != BlockLimit::declared) {
-        expect_refused<Unsupported>(Range::grid_block(1, kernel_max + 1), limits);
-    } else {
+    if (kernel.max_block_limit == BlockLimit::declared) {
         expect_refused(Range::grid_block(1, kernel_max + 1), limits);
+    } else {
+        expect_refused<Unsupported>(Range::grid_block(1, kernel_max + 1), limits);
     }
 }
 
-TEST_P(RangeConformance, BlockDimensionAboveItsMaximumIsRefused)
+TEST_P(RangeConformance, BlockDimensionAboveItsMaximumIsUnsupported)
 {
     for (const int d : {1, 2}) {
         SCOPED_TRACE("dimension " + dec(d));
         const std::uint64_t max = props().max_block_dims[d];
         Dim3 block{1, 1, 1};
         (d == 1 ? block.y : block.z) = max + 1;
-        expect_refused(Range::grid_block(3, {1, 1, 1}, block),
-                       {dec(max), dec(props().max_block_size), kernel_limit("fill_value")});
+        // The per-dimension limit, or where the block is also above the device's whole maximum, that.
+        expect_refused<Unsupported>(
+            Range::grid_block(3, {1, 1, 1}, block),
+            {"max_block_dims[" + dec(d) + "] = " + dec(max), "max_block_size " + dec(props().max_block_size)});
     }
 }
 
-TEST_P(RangeConformance, GridAboveItsMaximumIsRefused)
+TEST_P(RangeConformance, GridAboveItsMaximumIsUnsupported)
 {
     bool tried = false;
     for (const int d : {0, 1, 2}) {
@@ -199,7 +203,8 @@ TEST_P(RangeConformance, GridAboveItsMaximumIsRefused)
         tried = true;
         Dim3 grid{1, 1, 1};
         (d == 0 ? grid.x : d == 1 ? grid.y : grid.z) = max + 1;
-        expect_refused(Range::grid_block(3, grid, {1, 1, 1}), {dec(max), "overflow"});
+        expect_refused<Unsupported>(Range::grid_block(3, grid, {1, 1, 1}),
+                                    {"max_grid_dims[" + dec(d) + "] = " + dec(max)});
     }
     if (!tried) {
         GTEST_SKIP() << "every max_grid_dims is SIZE_MAX here; GlobalSizeOverflowIsRefused covers it";
@@ -214,13 +219,25 @@ TEST_P(RangeConformance, GlobalSizeOverflowIsRefused)
     expect_refused(Range::grid_block(grid, block), {"overflow", dec(props().max_grid_dims[0]), "global", "grid"});
 }
 
-TEST_P(RangeConformance, LocalMemoryAboveTheLimitIsRefused)
+TEST_P(RangeConformance, LocalMemoryAboveTheLimitIsUnsupported)
 {
-    // Above both the default and the opt-in limit: no device can grant it.
+    // Above both the default and the opt-in limit: no block of this device can grant it.
     const std::uint64_t limit = std::max(props().local_memory_per_block, props().local_memory_per_block_optin);
-    const std::uint64_t static_bytes = test_kernel(device(), "reduce_sum").properties().static_local_memory;
-    expect_refused(Range::grid_block(1, 64),
-                   {dec(limit), dec(props().local_memory_per_block), dec(limit - static_bytes)}, true, limit + 1);
+    expect_refused<Unsupported>(Range::grid_block(1, 64), {"local_memory_per_block " + dec(limit)}, true, limit + 1);
+}
+
+// A LocalMemory so large that adding the kernel's static bytes would wrap around is refused all the
+// same (static_local has 256 static bytes), before the launch reaches the driver.
+TEST_P(RangeConformance, LocalMemoryThatWrapsWithTheStaticBytesIsUnsupported)
+{
+    const Kernel kernel = test_kernel(device(), "static_local");
+    ASSERT_GT(kernel.properties().static_local_memory, 0u);
+    Buffer<float> out = device().alloc<float>(64);
+    const std::size_t wraps = std::numeric_limits<std::size_t>::max() - kernel.properties().static_local_memory + 1;
+    if (auto error = expect_error<Unsupported>(
+            [&] { queue().launch(kernel, Range::grid_block(1, 64), out, LocalMemory{wraps}, 64u); })) {
+        DUET_EXPECT_MENTIONS(*error, "local_memory_per_block");
+    }
 }
 
 TEST_P(RangeConformance, EmptyRangeIsRefused)

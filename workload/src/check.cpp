@@ -55,6 +55,11 @@ Run execute(const Job& job, bool verify)
         run.status = Status::failed;
         run.reason = error.what();
         return run;
+    } catch (...) {
+        // A workload not from the registry, whose guard would have named the call, threw it.
+        run.status = Status::failed;
+        run.reason = foreign_exception_text(job.info.name, "");
+        return run;
     }
     const auto& m = run.measurement;
     if (verify && !m.verified && job.info.has_reference) {

@@ -9,12 +9,20 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
+#include <type_traits>
 
 namespace duet {
 
@@ -38,7 +46,8 @@ std::string accepted(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "an integer from " + number(parameter.min) + " to " + number(parameter.max);
+        return "an integer from " + std::to_string(integer_bound(parameter.min)) + " to " +
+               std::to_string(integer_bound(parameter.max));
     case WorkloadParameter::Type::real:
         return "a number from " + number(parameter.min) + " to " + number(parameter.max);
     case WorkloadParameter::Type::choice: {
@@ -84,7 +93,24 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 
 using detail::bytes_text;
 
-std::optional<std::uint64_t> host_available_memory()
+std::int64_t integer_bound(double bound)
+{
+    constexpr double two_to_63 = 9223372036854775808.0;
+    if (bound >= two_to_63) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return bound < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(bound);
+}
+
+namespace {
+
+/// Host memory a run can still have, and the sentence that says what limits it.
+struct HostLimit {
+    std::uint64_t bytes;
+    std::string text;
+};
+
+std::optional<std::uint64_t> meminfo_available()
 {
     std::ifstream meminfo("/proc/meminfo");
     std::string key;
@@ -96,6 +122,54 @@ std::optional<std::uint64_t> host_available_memory()
         }
     }
     return std::nullopt;
+}
+
+/// The address space this process maps now (VmSize): what an address-space limit leaves is above it.
+std::optional<std::uint64_t> address_space_in_use()
+{
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    if (!(statm >> pages) || page_size <= 0) {
+        return std::nullopt;
+    }
+    return pages * static_cast<std::uint64_t>(page_size);
+}
+
+/// The tighter of the memory the machine has available and, under an address-space limit
+/// (`ulimit -v`), what that limit leaves: an allocation past the limit fails however much memory
+/// is free, and a driver may abort on it rather than report it.
+std::optional<HostLimit> host_limit()
+{
+    std::optional<HostLimit> limit;
+    if (const auto available = meminfo_available()) {
+        limit = HostLimit{*available, "this machine has " + bytes_text(*available) + " available"};
+    }
+    rlimit address_space{};
+    if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+        const std::uint64_t cap = address_space.rlim_cur;
+        const std::uint64_t used = address_space_in_use().value_or(0);
+        const std::uint64_t left = cap > used ? cap - used : 0;
+        if (!limit || left < limit->bytes) {
+            limit =
+                HostLimit{left, "the address-space limit (RLIMIT_AS, ulimit -v) of " + bytes_text(cap) + " leaves " +
+                                    bytes_text(left) + " above the " + bytes_text(used) + " this process maps already"};
+        }
+    }
+    return limit;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b)
+{
+    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> host_available_memory()
+{
+    const auto limit = host_limit();
+    return limit ? std::optional(limit->bytes) : std::nullopt;
 }
 
 void check_fits(const Footprint& footprint, const Device& device, const std::string& what)
@@ -113,10 +187,24 @@ void check_fits(const Footprint& footprint, const Device& device, const std::str
         refuse("needs a buffer of " + bytes_text(footprint.largest_buffer) + "; the largest allocation " + on +
                " allows is " + bytes_text(p.max_allocation));
     }
-    if (const auto available = host_available_memory(); available && footprint.host_bytes > *available) {
-        refuse("needs " + bytes_text(footprint.host_bytes) + " of host memory; this machine has " +
-               bytes_text(*available) + " available");
+    // A CPU device's memory is the host's: its buffers come out of the same memory as the run's own.
+    const bool device_is_host = p.type == DeviceType::cpu;
+    const std::uint64_t host_bytes =
+        device_is_host ? saturating_add(footprint.host_bytes, footprint.device_bytes) : footprint.host_bytes;
+    if (const auto limit = host_limit(); limit && host_bytes > limit->bytes) {
+        refuse("needs " + bytes_text(host_bytes) + " of host memory" +
+               (device_is_host ? " (" + bytes_text(footprint.host_bytes) + " of its own and " +
+                                     bytes_text(footprint.device_bytes) + " of buffers on " + on +
+                                     ", a CPU device, whose memory is the host's)"
+                               : std::string()) +
+               "; " + limit->text);
     }
+}
+
+std::string foreign_exception_text(const std::string& workload, const std::string& call)
+{
+    return "the workload plugin '" + workload + "' threw an exception that is not a std::exception" +
+           (call.empty() ? "" : " from its " + call) + ", so duet cannot say what went wrong";
 }
 
 Measurement run_within_limits(const Workload& workload, const RunRequest& request)
@@ -289,6 +377,48 @@ const WorkloadRegistry& WorkloadRegistry::global()
 
 namespace {
 
+/// A loaded workload behind the one guard every later call into it passes: its description, read
+/// once at load, and whatever its footprint() or run() throw that is not a std::exception turned
+/// into a duet::Error naming the workload, so that it fails that run instead of aborting duet and
+/// with it every other result (`compare all`).
+class GuardedWorkload final : public Workload {
+public:
+    GuardedWorkload(std::shared_ptr<const Workload> workload, WorkloadInfo info)
+        : workload_(std::move(workload)), info_(std::move(info))
+    {
+    }
+    WorkloadInfo info() const override { return info_; }
+    Footprint footprint(const RunRequest& request) const override
+    {
+        return guarded("footprint", [&] { return workload_->footprint(request); });
+    }
+    Measurement run(const RunRequest& request) const override
+    {
+        return guarded("run", [&] { return workload_->run(request); });
+    }
+
+private:
+    template <class Call> std::invoke_result_t<Call&> guarded(const std::string& what, Call&& call) const
+    {
+        try {
+            return call();
+        } catch (const std::exception&) {
+            throw;
+        } catch (...) {
+            fail<Error>("duet", ("Workload::" + what).c_str(), foreign_exception_text(info_.name, what + "()"));
+        }
+    }
+
+    std::shared_ptr<const Workload> workload_;
+    WorkloadInfo info_;
+};
+
+std::string shadowed_reason(const std::string& name, const fs::path& winner)
+{
+    return "shadowed by " + winner.string() + ", found first in the search path, which gives the workload '" + name +
+           "' too: the first file of a name wins";
+}
+
 /// The workload of the plugin at `path`, once its entry and info() have answered; throws
 /// NotLoaded with why not.
 std::shared_ptr<const Workload> open_workload(const fs::path& path)
@@ -316,30 +446,94 @@ std::shared_ptr<const Workload> open_workload(const fs::path& path)
         throw detail::NotLoaded("its entry point returned no workload");
     }
     // Every command asks for the description first: a plugin that cannot give it is not listed.
-    detail::call_plugin("its info()", [&] { return workload->info(); });
-    return workload;
+    return std::make_shared<GuardedWorkload>(workload,
+                                             detail::call_plugin("its info()", [&] { return workload->info(); }));
 }
+
+std::shared_ptr<const Workload> open_manifest(const fs::path& path)
+{
+    auto workload = workload::load_manifest(path);
+    return std::make_shared<GuardedWorkload>(workload, workload->info());
+}
+
+/// A file that may provide a workload, in the order the registry searches.
+struct Candidate {
+    std::string name; ///< from the file's name: libduet_workload_<name>.so, <name>.duet.toml
+    fs::path path;
+    bool manifest = false;
+};
 
 } // namespace
 
 WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
 {
-    const auto load = [&](const std::string& name, const fs::path& path, const auto& open) {
-        WorkloadPluginInfo info{name, path, false, {}};
-        try {
-            workloads_.push_back(open(path));
-            info.loaded = true;
-        } catch (const std::exception& error) {
-            info.reason = error.what();
+    // Search order: the folders in order, in each the plugin libraries before the manifests. A folder
+    // named again (DUET_PLUGIN_PATH holding the build's) adds nothing: its files are the same files.
+    std::vector<Candidate> candidates;
+    std::set<fs::path> searched;
+    for (const auto& directory : directories) {
+        std::error_code error;
+        if (!searched.insert(fs::weakly_canonical(directory, error)).second) {
+            continue;
         }
+        for (auto& [name, path] : detail::find_named_files({directory}, "libduet_workload_", ".so")) {
+            candidates.push_back({name, std::move(path), false});
+        }
+        for (auto& [name, path] : detail::find_named_files({directory}, "", workload::manifest_suffix)) {
+            candidates.push_back({name, std::move(path), true});
+        }
+    }
+    // Loaded and listed as before: the libraries by name, then the manifests by name.
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(candidates[a].manifest, candidates[a].name) <
+               std::tie(candidates[b].manifest, candidates[b].name);
+    });
+    std::vector<std::size_t> plugin_of(candidates.size()); // candidate -> its entry in plugins_
+    std::vector<std::size_t> source;                       // workloads_[w] came from candidates[source[w]]
+    for (const std::size_t i : order) {
+        const Candidate& candidate = candidates[i];
+        WorkloadPluginInfo info{candidate.name, candidate.path, false, {}, {}};
+        const auto first = std::find_if(candidates.begin(), candidates.end(),
+                                        [&](const Candidate& other) { return other.name == candidate.name; });
+        if (first->path != candidate.path) {
+            info.shadowed_by = first->path; // not even opened: the file name says whose it is
+            info.reason = shadowed_reason(candidate.name, first->path);
+        } else {
+            try {
+                workloads_.push_back(candidate.manifest ? open_manifest(candidate.path)
+                                                        : open_workload(candidate.path));
+                source.push_back(i);
+                info.loaded = true;
+            } catch (const std::exception& error) {
+                info.reason = error.what();
+            }
+        }
+        plugin_of[i] = plugins_.size();
         plugins_.push_back(std::move(info));
-    };
-    for (const auto& [name, path] : detail::find_named_files(directories, "libduet_workload_", ".so")) {
-        load(name, path, open_workload);
     }
-    for (const auto& [name, path] : detail::find_named_files(directories, "", workload::manifest_suffix)) {
-        load(name, path, workload::load_manifest);
+    // A workload whose name a file found earlier also gives (a manifest whose `name` is not its file's)
+    // is shadowed by that one likewise.
+    std::map<std::string, std::size_t> first_of; // workload name -> the earliest candidate giving it
+    for (std::size_t w = 0; w < workloads_.size(); ++w) {
+        auto& first = first_of.try_emplace(workloads_[w]->info().name, source[w]).first->second;
+        first = std::min(first, source[w]);
     }
+    std::vector<std::shared_ptr<const Workload>> kept;
+    for (std::size_t w = 0; w < workloads_.size(); ++w) {
+        const std::string name = workloads_[w]->info().name;
+        const std::size_t first = first_of.at(name);
+        if (first == source[w]) {
+            kept.push_back(workloads_[w]);
+            continue;
+        }
+        WorkloadPluginInfo& plugin = plugins_[plugin_of[source[w]]];
+        plugin.loaded = false;
+        plugin.shadowed_by = candidates[first].path;
+        plugin.reason = shadowed_reason(name, plugin.shadowed_by);
+    }
+    workloads_ = std::move(kept);
 }
 
 std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) const
@@ -354,7 +548,7 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
     }
     std::string broken;
     for (const auto& plugin : plugins_) {
-        if (!plugin.loaded) {
+        if (plugin.failed()) {
             broken += "\n  " + plugin.name + " (" + plugin.path.string() + ") did not load: " + plugin.reason;
         }
     }

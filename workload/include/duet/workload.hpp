@@ -39,6 +39,11 @@ struct WorkloadParameter {
     std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
 };
 
+/// An integer parameter's bound (WorkloadParameter::min or max, held as a double) as an int64: a
+/// bound of 2^63 or more, as int64's largest becomes in a double, is int64's largest, and one below
+/// -2^63 its smallest, where converting them would be undefined.
+std::int64_t integer_bound(double bound);
+
 class Settings;
 
 /// A rule between two parameters, checked before anything is enqueued: a value set that breaks
@@ -172,12 +177,14 @@ struct Footprint {
     std::uint64_t host_bytes = 0;     ///< host memory: inputs, host buffers, results and the reference's
 };
 
-/// Bytes of host memory the operating system can give without swapping (Linux's MemAvailable), or
-/// nullopt where it does not say.
+/// Bytes of host memory this process can still get: what the operating system can give without
+/// swapping (Linux's MemAvailable) or, where less, what an address-space limit (RLIMIT_AS,
+/// `ulimit -v`) leaves above the address space in use; nullopt where neither is known.
 std::optional<std::uint64_t> host_available_memory();
 
 /// Throws OutOfMemory naming what `footprint` needs and the limit it breaks: the device's global
-/// memory, its largest allocation, or the host memory available now. `what` names the run.
+/// memory, its largest allocation, or the host memory available now (host_available_memory(), and
+/// for a CPU device, whose memory is the host's, its buffers count there too). `what` names the run.
 void check_fits(const Footprint& footprint, const Device& device, const std::string& what);
 
 class Workload {
@@ -193,17 +200,30 @@ public:
 /// device or the host, then runs it.
 Measurement run_within_limits(const Workload& workload, const RunRequest& request);
 
+/// What a run fails with when `workload` throws, from `call` ("run()"; empty where not known),
+/// something that is not a std::exception: duet cannot read it, but names who threw it.
+std::string foreign_exception_text(const std::string& workload, const std::string& call);
+
 struct WorkloadPluginInfo {
     std::string name;
     std::filesystem::path path;
     bool loaded = false;
-    std::string reason; ///< why it did not load
+    std::string reason; ///< why it did not load, or that it is shadowed
+    /// The file, found first, whose workload of the same name is used instead; empty if none.
+    std::filesystem::path shadowed_by;
+
+    /// Did not load through its own fault: neither loaded nor merely shadowed.
+    bool failed() const { return !loaded && shadowed_by.empty(); }
 };
 
 /// Finds and loads workload plugins: DUET_PLUGIN_PATH (':'-separated), the build tree's plugin
-/// directory, and duet/workloads beside libduet_core.so. The first file of a name wins. A plugin
-/// that cannot be opened, whose entry or info() throws, or whose entry gives no workload is listed
-/// as not loaded with why, and the others load as usual.
+/// directory, and duet/workloads beside libduet_core.so. The first file of a name wins: the folders
+/// in that order, in each a plugin library before a manifest; a later file of the same name, by its
+/// file name or by the workload name it gives, is listed as shadowed by the first and not used. A
+/// plugin that cannot be opened, whose entry or info() throws, or whose entry gives no workload is
+/// listed as not loaded with why, and the others load as usual. Every workload it gives guards the
+/// calls into it: its info() is read once, and anything but a std::exception thrown by footprint()
+/// or run() becomes a duet::Error naming the workload (foreign_exception_text).
 class WorkloadRegistry {
 public:
     static const WorkloadRegistry& global();
