@@ -281,7 +281,8 @@ HostMemoryKind host_memory_kind(const std::string& name);
 
 /// When the request asks for verification: runs `reference` into an array of result.output's
 /// type and size (each element poison until written), timed, and compares result.output with it
-/// element by element (result.agreement, result.max_error). Needs result.tolerance set.
+/// element by element (result.agreement, result.max_error), leaving out the elements
+/// result.writes marks never written. Needs result.tolerance set.
 void check_against_reference(const RunRequest& request, Measurement& result,
                              const std::function<void(Values& expected)>& reference);
 
