@@ -125,11 +125,12 @@ std::string write_pair(const TempDir& dir, const KernelPair& pair)
 {
     kernel_sources(dir, pair.name, pair.cuda_parameters, pair.opencl_parameters, pair.body);
     const auto path = dir.path() / (pair.name + ".duet.toml");
-    write(path, "name = \"" + pair.name + "\"\ndescription = \"a kernel pair of duet's verdict tests\"\n[parameters]\n" +
-                    "n = { type = \"integer\", default = 1000, min = 101, max = 1048576, help = \"work-items\" }\n" +
-                    "[cuda]\nsource = \"" + pair.name + ".cu\"\nentry = \"" + pair.name + "\"\n[opencl]\nsource = \"" +
-                    pair.name + ".cl\"\nentry = \"" + pair.name + "\"\n[buffers]\n" + pair.buffers + "[scalars]\n" +
-                    pair.scalars + "[launch]\ndomain = [\"n\"]\nblock = [64]\nargs = [" + pair.args + "]\n" + pair.more);
+    write(path,
+          "name = \"" + pair.name + "\"\ndescription = \"a kernel pair of duet's verdict tests\"\n[parameters]\n" +
+              "n = { type = \"integer\", default = 1000, min = 101, max = 1048576, help = \"work-items\" }\n" +
+              "[cuda]\nsource = \"" + pair.name + ".cu\"\nentry = \"" + pair.name + "\"\n[opencl]\nsource = \"" +
+              pair.name + ".cl\"\nentry = \"" + pair.name + "\"\n[buffers]\n" + pair.buffers + "[scalars]\n" +
+              pair.scalars + "[launch]\ndomain = [\"n\"]\nblock = [64]\nargs = [" + pair.args + "]\n" + pair.more);
     return path.string();
 }
 
@@ -214,13 +215,12 @@ TEST(Verdict, AnElementNoKernelWroteIsNeverWrittenThoughBothDevicesAgree)
                          "x = { type = \"float\", count = \"n\", init = { random = [-1, 1] }, index = \"item\" }\n"
                          "y = { type = \"float\", count = \"n\", index = \"item\", output = true }\n",
                          "n = { type = \"int32\", value = \"n\" }\na = { type = \"float\", value = \"2\" }\n",
-                         "\"x\", \"y\", \"a\", \"n\"",
-                         ""});
+                         "\"x\", \"y\", \"a\", \"n\"", ""});
     const auto result = run_duet(compare_on(*devices, manifest), devices->env);
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
     for (const auto& device : {devices->first, devices->second}) {
-        EXPECT_THAT(result.err, HasSubstr("scale/port on " + device +
-                                          ": 1 of 1000 elements of 'y' was never written (index 999)"));
+        EXPECT_THAT(result.err,
+                    HasSubstr("scale/port on " + device + ": 1 of 1000 elements of 'y' was never written (index 999)"));
     }
     EXPECT_THAT(result.err, Not(HasSubstr("differs"))) << "the devices agree on what they wrote";
     EXPECT_THAT(result.err, Not(HasSubstr("NaN")));
@@ -233,16 +233,16 @@ TEST(Verdict, AnIntegerOutputNeitherKernelWritesIsNeverWrittenNotAnAgreement)
     // poison the kernel leaves, so only the check pass tells them from results.
     REQUIRE_TWO_DEVICES(devices);
     const TempDir dir;
-    const std::string manifest = write_pair(
-        dir, {"mark", "const int* x, int* y, int* flags, int n",
-              "__global const int* x, __global int* y, __global int* flags, int n",
-              "    if (i < n) {\n        y[i] = 2 * x[i];\n    }\n",
-              "x = { type = \"int32\", count = \"n\", init = { random = [-100, 100] }, index = \"item\" }\n"
-              "y = { type = \"int32\", count = \"n\", index = \"item\", output = true }\n"
-              "flags = { type = \"int32\", count = \"n\", index = \"item\", output = true }\n",
-              "n = { type = \"int32\", value = \"n\" }\n", "\"x\", \"y\", \"flags\", \"n\"",
-              "[reference]\ncuda = { source = \"mark.cu\", entry = \"mark\" }\n"
-              "opencl = { source = \"mark.cl\", entry = \"mark\" }\n"});
+    const std::string manifest =
+        write_pair(dir, {"mark", "const int* x, int* y, int* flags, int n",
+                         "__global const int* x, __global int* y, __global int* flags, int n",
+                         "    if (i < n) {\n        y[i] = 2 * x[i];\n    }\n",
+                         "x = { type = \"int32\", count = \"n\", init = { random = [-100, 100] }, index = \"item\" }\n"
+                         "y = { type = \"int32\", count = \"n\", index = \"item\", output = true }\n"
+                         "flags = { type = \"int32\", count = \"n\", index = \"item\", output = true }\n",
+                         "n = { type = \"int32\", value = \"n\" }\n", "\"x\", \"y\", \"flags\", \"n\"",
+                         "[reference]\ncuda = { source = \"mark.cu\", entry = \"mark\" }\n"
+                         "opencl = { source = \"mark.cl\", entry = \"mark\" }\n"});
     auto args = compare_on(*devices, manifest);
     args.push_back("--json");
     const auto result = run_duet(args, devices->env);
@@ -337,13 +337,14 @@ TEST(Verdict, UlpsNearZeroAreShownAtTheToleranceScaleAndTheJsonKeepsTheRawOnes)
     kernel_sources(dir, "copy", "const float* x, float* y, int n", "__global const float* x, __global float* y, int n",
                    "    if (i < n) {\n        y[i] = x[i];\n    }\n");
     const std::string manifest = write_pair(
-        dir, {"roundtrip", "const float* x, float* y, int n", "__global const float* x, __global float* y, int n",
-              "    if (i < n) {\n        y[i] = (x[i] + 1.0f) - 1.0f;\n    }\n",
-              "x = { type = \"float\", count = \"n\", init = { random = [-1e-6, 1e-6] }, index = \"item\" }\n"
-              "y = { type = \"float\", count = \"n\", index = \"item\", output = true, tolerance = { relative = 1e-6 } }\n",
-              "n = { type = \"int32\", value = \"n\" }\n", "\"x\", \"y\", \"n\"",
-              "[reference]\ncuda = { source = \"copy.cu\", entry = \"copy\" }\n"
-              "opencl = { source = \"copy.cl\", entry = \"copy\" }\n"});
+        dir,
+        {"roundtrip", "const float* x, float* y, int n", "__global const float* x, __global float* y, int n",
+         "    if (i < n) {\n        y[i] = (x[i] + 1.0f) - 1.0f;\n    }\n",
+         "x = { type = \"float\", count = \"n\", init = { random = [-1e-6, 1e-6] }, index = \"item\" }\n"
+         "y = { type = \"float\", count = \"n\", index = \"item\", output = true, tolerance = { relative = 1e-6 } }\n",
+         "n = { type = \"int32\", value = \"n\" }\n", "\"x\", \"y\", \"n\"",
+         "[reference]\ncuda = { source = \"copy.cu\", entry = \"copy\" }\n"
+         "opencl = { source = \"copy.cl\", entry = \"copy\" }\n"});
     const std::vector<std::string> args{"compare", manifest, "--devices", device, "--warmup", "0", "--repeats", "1"};
     auto json_args = args;
     json_args.push_back("--json");
