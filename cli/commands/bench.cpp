@@ -49,28 +49,31 @@ std::vector<Sweep> parse_sweeps(const Arguments& arguments, const WorkloadInfo& 
     return sweeps;
 }
 
-/// Every point, settings first, then variant, then device, with a progress bar; a point whose
-/// settings break a rule between parameters is skipped with the rule.
+/// Every point, settings first, then variant, then device, with a progress bar; the points of one
+/// setting cross-checked as compare's runs are (the devices of a variant, the variants on a
+/// device); a point whose settings break a rule between parameters is skipped with the rule.
 void measure_points(Benchmark& bench, const std::shared_ptr<const Workload>& workload,
                     const std::vector<Settings>& settings, const std::vector<std::string>& variants,
                     const std::vector<std::pair<Device, std::string>>& devices)
 {
     Progress progress(settings.size() * variants.size() * devices.size());
     for (const auto& point_settings : settings) {
+        std::vector<Run> runs;
         for (const auto& variant : variants) {
             for (const auto& [device, label] : devices) {
                 const Job job{workload, bench.info, variant,    point_settings,
                               device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
                 if (const auto broken = point_settings.broken_rule(bench.info)) {
-                    Point skipped(job);
-                    skipped.status = Status::unsupported;
-                    skipped.reason = "skipped: " + *broken;
-                    bench.points.push_back(std::move(skipped));
+                    runs.push_back({job, Status::unsupported, "skipped: " + *broken, {}, {}, {}});
                     continue;
                 }
                 progress.start(describe_settings(bench.info, point_settings.values()) + " " + variant + " on " + label);
-                bench.points.push_back(measure_point(job));
+                runs.push_back(execute(job, true));
             }
+        }
+        cross_check(runs.begin(), runs.end());
+        for (const auto& run : runs) {
+            bench.points.push_back(point_of(run));
         }
     }
     progress.clear();
@@ -107,7 +110,7 @@ int bench_command(const Arguments& arguments)
     for (const auto& point : bench.points) {
         bench.verdict.add(bench.info.name + "/" + point.job.variant + " " +
                               describe_settings(bench.info, point.job.settings.values()) + " on " + point.job.label,
-                          point.status, point.reason);
+                          point.status, point.reason, bench.info.has_reference);
     }
 
     if (outputs.table) {

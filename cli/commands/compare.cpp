@@ -166,19 +166,20 @@ int compare_command(const Arguments& arguments)
     run_plans(plans, devices, total, comparison, outputs.table);
     comparison.pairs = api_pairs(comparison.runs);
     for (const auto& run : comparison.runs) {
-        comparison.verdict.add(job_name(run.job), run.status, run.reason);
+        comparison.verdict.add(job_name(run.job), run.status, run.reason, run.job.info.has_reference);
     }
 
     if (outputs.table) {
         if (!comparison.pairs.empty()) {
             print_pairs_table(comparison.pairs);
         }
-        std::cout << "\nms: medians of the timed passes, ± half their interquartile range. max error: against the "
-                     "CPU reference;\nULPs: the largest distance from it in units in the last place; device Δ: against "
-                     "the base device of the\nsame variant; variant Δ: against the base variant on the same device "
-                     "(errors relative, absolute below 1)\n"
-                  << verdict_summary(comparison.verdict)
-                  << (comparison.verdict.ok() ? "" : " Details on standard error.") << "\n";
+        std::cout
+            << "\nms: medians of the timed passes, ± half their interquartile range. max error: against the "
+               "CPU reference;\nULPs: the largest distance from it in units in the last place of max(|reference|, "
+               "1); device Δ: against\nthe base device of the same variant; variant Δ: against the base variant on "
+               "the same device\n(errors relative, absolute below 1)\n"
+            << verdict_summary(comparison.verdict) << (comparison.verdict.ok() ? "" : " Details on standard error.")
+            << "\n";
     }
     const int code = exit_code(comparison.verdict);
     outputs.write([&] { return json::document(comparison_json(comparison)); },

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <iostream>
+#include <vector>
 
 namespace duet::cli {
 
@@ -60,7 +61,9 @@ void print_run(const Run& run)
          m.samples.empty() ? std::vector<std::pair<std::string, double>>{} : m.samples.front().extra_phases) {
         row(name, m.summary(name), "an extra phase of this workload");
     }
-    table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
+    if (m.verified) {
+        table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
+    }
     for (const auto& [name, value] : m.extras) {
         table.add_row({name, format::figure(value), "", "", "", "", ""});
     }
@@ -70,10 +73,25 @@ void print_run(const Run& run)
     }
     std::cout << "\n"
               << m.samples.size() << (m.samples.size() == 1 ? " timed pass" : " timed passes")
-              << "; against the CPU reference: " << (m.verified ? m.agreement.describe() : std::string("not checked"))
-              << "\nmax error " << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
-              << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n"
-              << (run.status == Status::ok ? "result: matches the CPU reference" : "result: WRONG: " + run.reason)
+              << (m.writes.checked ? ", then an untimed check pass" : "") << "\n";
+    if (m.writes.checked) {
+        std::cout << "written: the sentinels past each output held both passes' poison; "
+                  << (m.writes.judged == 0 && m.writes.unwritten == 0
+                          ? "the outputs start with values (in place), so only the sentinels say what was written"
+                          : m.writes.describe(m.output_shape))
+                  << "\n";
+    }
+    if (m.verified) {
+        std::cout << "against the CPU reference: " << m.agreement.describe() << "\nmax error "
+                  << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
+                  << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n";
+    } else {
+        std::cout << "against the CPU reference: none; " << job.info.name
+                  << " has no reference, so nothing compared the values\n";
+    }
+    std::cout << (run.status == Status::ok      ? "result: matches the CPU reference"
+                  : run.status == Status::wrong ? "result: WRONG: " + run.reason
+                                                : "result: " + to_string(run.status) + ": " + run.reason)
               << "\n";
 }
 
@@ -95,7 +113,10 @@ int run_command(const Arguments& arguments)
                   seed,     timing_from(arguments)};
     auto outputs = Outputs::open(arguments);
 
-    const Run run = execute(job, true);
+    // One run has no other device or variant to check it: without a reference, nothing does.
+    std::vector<Run> runs{execute(job, true)};
+    cross_check(runs.begin(), runs.end());
+    const Run& run = runs.front();
     if (outputs.table) {
         print_run(run);
     }

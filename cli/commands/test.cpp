@@ -134,7 +134,7 @@ int test_command(const Arguments& arguments)
             for (const auto& run : cases.back().runs) {
                 verdict.add(job_name(run.job) + " case " + std::to_string(index) + " (" +
                                 describe_settings(info, info.test_cases[index]) + ")",
-                            run.status, run.reason);
+                            run.status, run.reason, info.has_reference);
             }
         }
         progress.clear();

@@ -93,12 +93,13 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
 
 Verdict::Verdict(std::string noun, std::string agreement) : noun_(std::move(noun)), agreement_(std::move(agreement)) {}
 
-void Verdict::add(const std::string& name, Status status, const std::string& reason)
+void Verdict::add(const std::string& name, Status status, const std::string& reason, bool referenced)
 {
     ++total_;
     switch (status) {
     case Status::ok:
         ++ok_;
+        unreferenced_ += referenced ? 0 : 1;
         return;
     case Status::wrong:
         ++wrong_;
@@ -125,8 +126,8 @@ std::vector<std::string> Verdict::problems() const
     std::vector<std::string> all = other_problems_;
     if (checked() == 0) {
         // No result was judged, so nothing can be said to agree; the reasons are the answer.
-        all.push_back("nothing was checked: " +
-                      (total_ == 0 ? "there was no " + noun_ + " to run" : "no " + noun_ + " produced a result"));
+        all.push_back("nothing was checked: " + (total_ == 0 ? "there was no " + noun_ + " to run"
+                                                             : "no " + noun_ + " produced a result that was checked"));
         all.insert(all.end(), unsupported_runs_.begin(), unsupported_runs_.end());
     }
     all.insert(all.end(), run_problems_.begin(), run_problems_.end());

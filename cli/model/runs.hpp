@@ -46,8 +46,9 @@ public:
     /// well do ("agree with the CPU reference").
     Verdict(std::string noun, std::string agreement);
 
-    /// One run, named as job_name() names it, and how it came out.
-    void add(const std::string& name, Status status, const std::string& reason);
+    /// One run, named as job_name() names it, and how it came out; `referenced`: its workload has
+    /// a reference (without one, an ok run agreed with other runs only).
+    void add(const std::string& name, Status status, const std::string& reason, bool referenced);
     /// A problem outside any run, such as a workload plugin that did not load.
     void add_problem(std::string problem);
 
@@ -57,8 +58,9 @@ public:
 
     struct Counts {
         std::size_t total, checked, ok, wrong, unsupported, failed;
+        std::size_t unreferenced; ///< ok runs whose workload has no reference: checked by each other alone
     };
-    Counts counts() const { return {total_, checked(), ok_, wrong_, unsupported_, failed_}; }
+    Counts counts() const { return {total_, checked(), ok_, wrong_, unsupported_, failed_, unreferenced_}; }
     /// What is counted ("run", "point") and what checked ones that are all well do.
     const std::string& noun() const { return noun_; }
     const std::string& agreement() const { return agreement_; }
@@ -71,7 +73,7 @@ public:
 private:
     std::string noun_;
     std::string agreement_;
-    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0;
+    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0, unreferenced_ = 0;
     std::vector<std::string> run_problems_; ///< wrong and failed runs
     std::vector<std::string> unsupported_runs_;
     std::vector<std::string> other_problems_;

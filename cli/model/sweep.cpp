@@ -110,16 +110,16 @@ std::vector<std::map<std::string, std::string>> combinations(const std::vector<S
     return all;
 }
 
-Point measure_point(const Job& job)
+Point point_of(const Run& run)
 {
-    Point point(job);
-    const Run run = execute(job, true);
+    Point point(run.job);
     point.status = run.status;
     point.reason = run.reason;
     if (!run.measured()) {
         return point;
     }
     const auto& m = run.measurement;
+    point.verified = m.verified;
     point.max_error = m.max_error;
     point.tolerance = m.tolerance;
     point.unit = m.unit;

@@ -19,7 +19,8 @@ struct Point {
     Job job;
     Status status = Status::ok;
     std::string reason;
-    double max_error = 0; ///< of the first repeat, the verified one
+    bool verified = false; ///< checked against a reference (a workload may have none)
+    double max_error = 0;  ///< of the first repeat, the verified one
     double tolerance = 0;
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::string rate_name = "kernel rate"; ///< what the rate is over (runs.hpp's rate_name)
@@ -43,7 +44,7 @@ struct Benchmark {
     unsigned repeats = 0;
     std::uint64_t seed = 1;
     std::vector<Point> points; ///< by settings, then variant, then device
-    Verdict verdict{"point", "match the CPU reference"};
+    Verdict verdict{"point", "agree with the CPU reference and with each other"};
 };
 
 /// The most points one bench may measure: a sweep is the cross product of its lists, so a few
@@ -66,8 +67,8 @@ std::uint64_t count_points(const std::vector<Sweep>& sweeps, std::size_t variant
 std::vector<std::map<std::string, std::string>> combinations(const std::vector<Sweep>& sweeps,
                                                              const std::map<std::string, std::string>& fixed);
 
-/// One run of the job, whose timing asks for the warm-up passes and the repeats; checked against
-/// the reference once, after them.
-Point measure_point(const Job& job);
+/// A point from a run (executed with its warm-up passes and repeats, checked against the
+/// reference once, after them, and cross-checked), its repeats' figures where it was measured.
+Point point_of(const Run& run);
 
 } // namespace duet::cli

@@ -40,19 +40,47 @@ std::string comparison_csv(const Comparison& comparison)
 {
     std::ostringstream out;
     const auto& build = build_info();
-    csv::write_row(
-        out,
-        {"workload",       "variant",       "settings",        "device",         "device_name",  "api",
-         "driver_version", "api_version",   "backend_version", "status",         "reason",       "samples",
-         "h2d_ms",         "kernel_ms",     "kernel_ms_low",   "kernel_ms_high", "d2h_ms",       "total_ms",
-         "total_ms_low",   "total_ms_high", "reference_ms",    "rate",           "rate_unit",    "max_error",
-         "max_ulps",       "differing",     "tolerance",       "baseline",       "difference",   "allowed_difference",
-         "seed",           "duet_version",  "duet_commit",     "compiler",       "cuda_compiler"});
+    csv::write_row(out, {"workload",
+                         "variant",
+                         "settings",
+                         "device",
+                         "device_name",
+                         "api",
+                         "driver_version",
+                         "api_version",
+                         "backend_version",
+                         "status",
+                         "reason",
+                         "samples",
+                         "h2d_ms",
+                         "kernel_ms",
+                         "kernel_ms_low",
+                         "kernel_ms_high",
+                         "d2h_ms",
+                         "total_ms",
+                         "total_ms_low",
+                         "total_ms_high",
+                         "reference_ms",
+                         "rate",
+                         "rate_unit",
+                         "max_error",
+                         "max_ulps",
+                         "max_scaled_ulps",
+                         "differing",
+                         "tolerance",
+                         "baseline",
+                         "difference",
+                         "allowed_difference",
+                         "seed",
+                         "duet_version",
+                         "duet_commit",
+                         "compiler",
+                         "cuda_compiler"});
     for (const auto& run : comparison.runs) {
         const auto& m = run.measurement;
         const auto& p = run.job.device.properties();
         const auto number = [&](double value) { return run.measured() ? format::exact(value) : std::string(); };
-        const bool compared = run.device.compared();
+        const bool compared = run.device.compared() && !run.device.base;
         const auto kernel = m.summary(Phase::kernel);
         const auto total = m.total_summary();
         const bool checked = run.measured() && m.verified;
@@ -79,13 +107,12 @@ std::string comparison_csv(const Comparison& comparison)
                              number(m.reference_ms),
                              number(m.rate()),
                              rate_unit(m.unit),
-                             number(m.max_error),
-                             checked && m.agreement.max_ulps != UINT64_MAX ? std::to_string(m.agreement.max_ulps)
-                             : checked                                     ? "NaN"
-                                                                           : "",
+                             checked ? number(m.max_error) : "",
+                             checked ? format::ulps(m.agreement.max_ulps) : "",
+                             checked ? format::ulps(m.agreement.max_scaled_ulps) : "",
                              checked ? std::to_string(m.agreement.differing) : "",
                              number(m.tolerance),
-                             run.device.with,
+                             compared ? run.device.with : "",
                              compared ? format::exact(run.device.agreement.max_error) : "",
                              compared ? format::exact(run.device.allowed) : "",
                              std::to_string(comparison.seed),
@@ -159,7 +186,7 @@ std::vector<std::string> bench_row(const Benchmark& bench, const Point& point,
           number(kernel.min), number(kernel.max), number(kernel.q1), number(kernel.q3), number(total.median),
           number(total.min), number(total.max), number(workload::summarize(point.h2d_ms).median),
           number(workload::summarize(point.d2h_ms).median), number(rate.median), number(rate.min), number(rate.max),
-          rate_unit(point.unit), number(point.max_error), number(point.tolerance)}) {
+          rate_unit(point.unit), point.verified ? number(point.max_error) : "", number(point.tolerance)}) {
         row.push_back(std::move(field));
     }
     for (const auto& name : extra_names) {

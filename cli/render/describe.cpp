@@ -23,6 +23,15 @@ std::string verdict_summary(const Verdict& verdict)
         return text + ". Nothing was checked.";
     }
     if (found.empty()) {
+        // Runs of a workload without a reference agreed with each other, and with nothing else.
+        if (counts.unreferenced == counts.ok) {
+            return text + ". All agree with each other; no CPU reference checked their values (the workload " +
+                   "has none).";
+        }
+        if (counts.unreferenced > 0) {
+            return text + ". All " + verdict.agreement() + ", but " + std::to_string(counts.unreferenced) +
+                   " agree with each other alone: their workload has no CPU reference.";
+        }
         return text + ". All " + verdict.agreement() + ".";
     }
     return text + ". " + format::count(found.size(), "problem") + ".";

@@ -66,6 +66,11 @@ std::string error(double value)
     return workload::error_text(value);
 }
 
+std::string ulps(std::uint64_t value)
+{
+    return value == UINT64_MAX ? "NaN" : std::to_string(value);
+}
+
 std::string figure(double value)
 {
     if (!std::isfinite(value)) {

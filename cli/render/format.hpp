@@ -25,6 +25,8 @@ std::string milliseconds(double ms, const workload::Summary& summary);
 std::string rate(double value);
 /// An error or difference: "0" when exactly zero, else two significant digits ("1.2e-07").
 std::string error(double value);
+/// A distance in ULPs: "3"; "NaN" for the mark of a NaN (UINT64_MAX).
+std::string ulps(std::uint64_t value);
 /// A figure of unknown kind (a workload's extras): whole numbers as they are ("8192"), others to
 /// four significant digits ("0.999", "52.36", "0.2458"), or rounded to whole when that keeps more
 /// ("12346" for 12345.6).

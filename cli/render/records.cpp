@@ -41,15 +41,18 @@ json::Value agreement_json(const workload::Agreement& agreement)
                 json::Object{{"ulps", workload::histogram_label(bucket)}, {"count", agreement.histogram[bucket]}});
         }
     }
-    const bool nan = agreement.max_ulps == UINT64_MAX;
+    const auto ulps = [](std::uint64_t value) { return value == UINT64_MAX ? json::Value("NaN") : json::Value(value); };
     return json::Object{{"element_type", std::string(workload::to_string(agreement.type))},
                         {"count", agreement.count},
+                        {"unwritten_left_out", agreement.skipped},
                         {"differing", agreement.differing},
                         {"beyond_tolerance", agreement.beyond_tolerance},
                         {"max_error", agreement.max_error},
                         {"max_error_at", agreement.where(agreement.max_error_index)},
-                        {"max_ulps", nan ? json::Value("NaN") : json::Value(agreement.max_ulps)},
+                        {"max_ulps", ulps(agreement.max_ulps)},
                         {"max_ulps_at", agreement.where(agreement.max_ulps_index)},
+                        {"max_scaled_ulps", ulps(agreement.max_scaled_ulps)},
+                        {"max_scaled_ulps_at", agreement.where(agreement.max_scaled_ulps_index)},
                         {"ulp_histogram", std::move(histogram)}};
 }
 
@@ -61,8 +64,28 @@ json::Value cross_check_json(const workload::Comparison& comparison)
         return json::Value();
     }
     return json::Object{{"with", comparison.with},
+                        {"base", comparison.base},
                         {"allowed", comparison.allowed},
                         {"agreement", agreement_json(comparison.agreement)}};
+}
+
+/// What the runner's check pass found of the outputs' writes (its sentinels held, or the run
+/// failed); null where it made none.
+json::Value writes_json(const workload::Writes& writes, workload::Shape shape)
+{
+    if (!writes.checked) {
+        return json::Value();
+    }
+    json::Array outputs;
+    for (const auto& output : writes.outputs) {
+        const bool any = output.unwritten > 0;
+        outputs.push_back(json::Object{{"name", output.name},
+                                       {"elements", output.size},
+                                       {"unwritten", output.unwritten},
+                                       {"first_at", any ? json::Value(where(output.first, shape)) : json::Value()},
+                                       {"last_at", any ? json::Value(where(output.last, shape)) : json::Value()}});
+    }
+    return json::Object{{"judged", writes.judged}, {"unwritten", writes.unwritten}, {"outputs", std::move(outputs)}};
 }
 
 } // namespace
@@ -78,6 +101,8 @@ json::Value run_json(const Run& run)
     for (const auto& [name, value] : m.extras) {
         extras.emplace_back(name, value);
     }
+    // The base of the devices is compared by the others; its baseline is none.
+    const bool device_compared = run.device.compared() && !run.device.base;
     return json::Object{
         {"workload", run.job.info.name},
         {"variant", run.job.variant},
@@ -103,13 +128,14 @@ json::Value run_json(const Run& run)
         {"rate", measured(m.rate())},
         {"rate_unit", rate_unit(m.unit)},
         {"work", measured(m.work)},
-        {"max_error", measured(m.max_error)},
+        {"max_error", m.verified ? measured(m.max_error) : json::Value()},
         {"tolerance", measured(m.tolerance)},
         {"tolerance_reason", m.tolerance_reason},
         {"agreement", m.verified ? agreement_json(m.agreement) : json::Value()},
-        {"baseline", run.device.with},
-        {"difference", run.device.compared() ? json::Value(run.device.agreement.max_error) : json::Value()},
-        {"allowed_difference", run.device.compared() ? json::Value(run.device.allowed) : json::Value()},
+        {"writes", run.measured() ? writes_json(m.writes, m.output_shape) : json::Value()},
+        {"baseline", device_compared ? json::Value(run.device.with) : json::Value("")},
+        {"difference", device_compared ? json::Value(run.device.agreement.max_error) : json::Value()},
+        {"allowed_difference", device_compared ? json::Value(run.device.allowed) : json::Value()},
         {"device_agreement", cross_check_json(run.device)},
         {"variant_agreement", cross_check_json(run.variant)},
         {"extras", std::move(extras)}};
@@ -251,7 +277,7 @@ json::Value point_json(const Point& point)
         {"settings", settings_json(point.job.info, point.job.settings.values())},
         {"status", to_string(point.status)},
         {"reason", point.reason},
-        {"max_error", measured(point.max_error)},
+        {"max_error", point.verified ? measured(point.max_error) : json::Value()},
         {"tolerance", measured(point.tolerance)},
         {"rate_unit", rate_unit(point.unit)},
         {"h2d_ms", stats_json(point.h2d_ms)},

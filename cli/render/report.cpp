@@ -204,7 +204,8 @@ std::string ulp_section(std::span<const Run> runs)
         }
         row = std::move(kept);
     }
-    return "<p>Distances from the CPU reference in ULPs, where a result is not identical to it:</p>\n" +
+    return "<p>Raw distances from the CPU reference in ULPs (each element's own), where a result is not identical "
+           "to it:</p>\n" +
            html_table(kept_headers, rows);
 }
 
@@ -214,7 +215,8 @@ std::vector<Cell> run_row(const Run& run)
     const auto& m = run.measurement;
     const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
     const auto difference = [](const workload::Comparison& comparison) {
-        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
+        return comparison.compared() && !comparison.base ? format::error(comparison.agreement.max_error)
+                                                         : std::string("base");
     };
     return {{run.job.label + " " + run.job.device.properties().name, ""},
             {api_label(run.job.device), ""},
@@ -225,8 +227,8 @@ std::vector<Cell> run_row(const Run& run)
             number(format::milliseconds(m.d2h_ms)),
             number(format::milliseconds(m.total_ms, m.total_summary())),
             number(format::rate(m.rate()) + " " + rate_unit(m.unit)),
-            number(format::error(m.max_error)),
-            number(m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps)),
+            number(m.verified ? format::error(m.max_error) : "-"),
+            number(m.verified ? format::ulps(m.agreement.max_scaled_ulps) : "-"),
             number(difference(run.device)),
             number(difference(run.variant)),
             status_cell(run.status, run.reason)};
@@ -307,7 +309,9 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
                         "max error", "ULPs", "device Δ", "variant Δ", "result"},
                        rows);
     html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
-            "largest distance from the CPU reference in units in the last place.</p>\n";
+            "largest distance from the CPU reference in units in the last place of max(|reference|, 1), the scale "
+            "every tolerance is relative to (the JSON keeps the raw distance too, which near zero runs to "
+            "millions).</p>\n";
     html += ulp_section(runs);
     if (std::any_of(runs.begin(), runs.end(),
                     [](const Run& run) { return run.measured() && phases_overlap(run.measurement); })) {
@@ -597,7 +601,7 @@ std::string points_table(const Benchmark& bench)
         row.push_back(number(format::milliseconds(kernel.max)));
         row.push_back(number(format::milliseconds(workload::summarize(point.total_ms).median)));
         row.push_back(number(format::rate(workload::summarize(point.rate).median) + " " + rate_unit(point.unit)));
-        row.push_back(number(format::error(point.max_error)));
+        row.push_back(number(point.verified ? format::error(point.max_error) : "-"));
         row.push_back(status_cell(point.status, point.reason));
         rows.push_back(std::move(row));
     }

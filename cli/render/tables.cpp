@@ -53,7 +53,8 @@ void print_runs_table(std::span<const Run> runs)
                  {"variant Δ", Align::right},
                  {"agrees"}});
     const auto difference = [](const workload::Comparison& comparison, const char* base) {
-        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
+        return comparison.compared() && !comparison.base ? format::error(comparison.agreement.max_error)
+                                                         : std::string(base);
     };
     for (const auto& run : runs) {
         const auto& m = run.measurement;
@@ -67,10 +68,10 @@ void print_runs_table(std::span<const Run> runs)
         cells.insert(cells.end(),
                      {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
                       format::milliseconds(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
-                      format::milliseconds(m.total_ms, m.total_summary()), rate, format::error(m.max_error),
-                      m.agreement.max_ulps == UINT64_MAX ? "NaN" : std::to_string(m.agreement.max_ulps),
-                      difference(run.device, "base"), difference(run.variant, "base"),
-                      run.status == Status::ok ? "yes" : "NO"});
+                      format::milliseconds(m.total_ms, m.total_summary()), rate,
+                      m.verified ? format::error(m.max_error) : "-",
+                      m.verified ? format::ulps(m.agreement.max_scaled_ulps) : "-", difference(run.device, "base"),
+                      difference(run.variant, "base"), run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
     }
     table.print(std::cout);
@@ -169,15 +170,18 @@ void print_bench_table(const Benchmark& bench)
         for (const auto& sweep : bench.sweeps) {
             cells.push_back(point.job.settings.values().at(sweep.parameter));
         }
-        if (point.status == Status::unsupported || point.status == Status::failed) {
+        if (!point.measured()) {
             table.add_row_with_text(std::move(cells), to_string(point.status) + ": " + headline(point.reason, 120));
             continue;
         }
         cells.insert(cells.end(),
                      {format::milliseconds(workload::summarize(point.kernel_ms).median), spread(point.kernel_ms),
                       format::milliseconds(workload::summarize(point.total_ms).median),
-                      format::rate(workload::summarize(point.rate).median), format::error(point.max_error),
-                      point.status == Status::ok ? "ok" : "WRONG"});
+                      format::rate(workload::summarize(point.rate).median),
+                      point.verified ? format::error(point.max_error) : "-",
+                      point.status == Status::ok      ? "ok"
+                      : point.status == Status::wrong ? "WRONG"
+                                                      : "FAILED"});
         table.add_row(std::move(cells));
     }
     table.print(std::cout);

@@ -670,11 +670,12 @@ TEST(Cli, CompareCsvStartsWithItsHeader)
     const auto result =
         run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--csv"} + small);
     ASSERT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(first_line(result.out),
-              "workload,variant,settings,device,device_name,api,driver_version,api_version,backend_version,status,"
-              "reason,samples,h2d_ms,kernel_ms,kernel_ms_low,kernel_ms_high,d2h_ms,total_ms,total_ms_low,"
-              "total_ms_high,reference_ms,rate,rate_unit,max_error,max_ulps,differing,tolerance,baseline,"
-              "difference,allowed_difference,seed,duet_version,duet_commit,compiler,cuda_compiler");
+    EXPECT_EQ(
+        first_line(result.out),
+        "workload,variant,settings,device,device_name,api,driver_version,api_version,backend_version,status,"
+        "reason,samples,h2d_ms,kernel_ms,kernel_ms_low,kernel_ms_high,d2h_ms,total_ms,total_ms_low,"
+        "total_ms_high,reference_ms,rate,rate_unit,max_error,max_ulps,max_scaled_ulps,differing,tolerance,baseline,"
+        "difference,allowed_difference,seed,duet_version,duet_commit,compiler,cuda_compiler");
     EXPECT_EQ(line_count(result.out), 2u);
 }
 

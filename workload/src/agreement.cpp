@@ -28,11 +28,38 @@ template <class T> __int128 ordinal(T value)
     }
 }
 
-template <class T>
-Agreement compare_elements(std::span<const T> got, std::span<const T> want, double tolerance, Agreement agreement)
+/// The distance of `got` from `want` in units in the last place of max(|want|, 1), rounded up:
+/// what the tolerance's scale makes of the error. UINT64_MAX for NaN; the raw distance where
+/// either is infinite or the type is an integer.
+template <class T> std::uint64_t scaled_ulp_distance(T got, T want, std::uint64_t raw)
 {
-    agreement.count = got.size();
+    if constexpr (std::is_floating_point_v<T>) {
+        if (raw == 0 || raw == std::numeric_limits<std::uint64_t>::max() || !std::isfinite(got) ||
+            !std::isfinite(want)) {
+            return raw;
+        }
+        const T scale = std::max(std::abs(want), T{1});
+        const long double ulp = std::ldexp(1.0L, std::ilogb(scale) - (std::numeric_limits<T>::digits - 1));
+        const long double units =
+            std::ceil(std::abs(static_cast<long double>(got) - static_cast<long double>(want)) / ulp);
+        // Finite, so never the NaN mark.
+        constexpr auto largest = static_cast<long double>(std::numeric_limits<std::uint64_t>::max() - 1);
+        return units >= largest ? std::numeric_limits<std::uint64_t>::max() - 1 : static_cast<std::uint64_t>(units);
+    } else {
+        return raw;
+    }
+}
+
+template <class T>
+Agreement compare_elements(std::span<const T> got, std::span<const T> want, double tolerance,
+                           const std::vector<bool>& skip, Agreement agreement)
+{
     for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!skip.empty() && skip[i]) {
+            ++agreement.skipped;
+            continue;
+        }
+        ++agreement.count;
         const double error = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) /
                              std::max(std::abs(static_cast<double>(want[i])), 1.0);
         const bool nan = std::isnan(error);
@@ -48,6 +75,11 @@ Agreement compare_elements(std::span<const T> got, std::span<const T> want, doub
         if (ulps > agreement.max_ulps) {
             agreement.max_ulps = ulps;
             agreement.max_ulps_index = i;
+        }
+        if (const std::uint64_t scaled = scaled_ulp_distance(got[i], want[i], ulps);
+            scaled > agreement.max_scaled_ulps) {
+            agreement.max_scaled_ulps = scaled;
+            agreement.max_scaled_ulps_index = i;
         }
         ++agreement.histogram[ulps == std::numeric_limits<std::uint64_t>::max()
                                   ? nan_bucket
@@ -162,7 +194,7 @@ std::string histogram_label(std::size_t bucket)
     return std::to_string(low) + "-" + std::to_string(low + (low - 1));
 }
 
-Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape)
+Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape, const std::vector<bool>& skip)
 {
     Agreement agreement;
     agreement.type = want.type();
@@ -173,19 +205,71 @@ Agreement compare(const Values& got, const Values& want, double tolerance, Shape
     if (agreement.type_mismatch || agreement.size_mismatch) {
         agreement.max_error = std::numeric_limits<double>::infinity();
         agreement.max_ulps = std::numeric_limits<std::uint64_t>::max();
+        agreement.max_scaled_ulps = agreement.max_ulps;
         return agreement;
     }
+    if (!skip.empty() && skip.size() != got.size()) {
+        throw InvalidArgument("duet", "workload::compare", 0, "",
+                              "the elements to leave out are " + std::to_string(skip.size()) + " flags for " +
+                                  std::to_string(got.size()) + " elements");
+    }
     return with_element_type(want.type(), [&]<class T>(std::type_identity<T>) {
-        return compare_elements<T>(got.as<T>(), want.as<T>(), tolerance, std::move(agreement));
+        return compare_elements<T>(got.as<T>(), want.as<T>(), tolerance, skip, std::move(agreement));
     });
 }
 
-std::string Agreement::where(std::size_t index) const
+std::string where(std::size_t index, Shape shape)
 {
     if (shape.columns > 0) {
         return "row " + std::to_string(index / shape.columns) + ", column " + std::to_string(index % shape.columns);
     }
     return "index " + std::to_string(index);
+}
+
+std::string Agreement::where(std::size_t index) const
+{
+    return workload::where(index, shape);
+}
+
+void Writes::add_output(std::string name, std::size_t offset, std::size_t size, std::size_t all)
+{
+    outputs.push_back({std::move(name), offset, size, 0, 0, 0});
+    checked = true;
+    judged += size;
+    elements = all;
+}
+
+void Writes::mark(std::size_t index)
+{
+    Output& output = outputs.back();
+    if (mask.empty()) {
+        mask.assign(elements, false);
+    }
+    mask[output.offset + index] = true;
+    output.first = output.unwritten == 0 ? index : output.first;
+    output.last = index;
+    ++output.unwritten;
+    ++unwritten;
+}
+
+std::string Writes::describe(Shape shape) const
+{
+    if (unwritten == 0) {
+        return "all " + std::to_string(judged) + " poisoned elements were written";
+    }
+    std::string text;
+    for (const auto& output : outputs) {
+        if (output.unwritten == 0) {
+            continue;
+        }
+        text += (text.empty() ? "" : "; ") + std::to_string(output.unwritten) + " of " + std::to_string(output.size) +
+                " elements of " + output.name + " " +
+                (output.unwritten == 1 ? "was never written (" + where(output.first, shape)
+                                       : "were never written (first at " + where(output.first, shape) + ", last at " +
+                                             where(output.last, shape)) +
+                ")";
+    }
+    return text;
 }
 
 std::string Agreement::describe() const
@@ -200,11 +284,11 @@ std::string Agreement::describe() const
         return "all " + std::to_string(count) + " elements are identical";
     }
     const bool integral = type != ElementType::f32 && type != ElementType::f64;
-    const std::string ulps = max_ulps == std::numeric_limits<std::uint64_t>::max()
+    const std::string ulps = max_scaled_ulps == std::numeric_limits<std::uint64_t>::max()
                                  ? "NaN"
-                                 : std::to_string(max_ulps) + (integral ? "" : " ULPs");
+                                 : std::to_string(max_scaled_ulps) + (integral ? "" : " ULPs");
     return std::to_string(differing) + " of " + std::to_string(count) + " elements differ, by at most " + ulps + " (" +
-           where(max_ulps_index) + "); largest relative error " + error_text(max_error) + " (" +
+           where(max_scaled_ulps_index) + "); largest relative error " + error_text(max_error) + " (" +
            where(max_error_index) + ")";
 }
 

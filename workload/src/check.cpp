@@ -12,6 +12,15 @@
 
 namespace duet::workload {
 
+namespace {
+
+void add_reason(Run& run, const std::string& reason)
+{
+    run.reason += (run.reason.empty() ? "" : "; ") + reason;
+}
+
+} // namespace
+
 std::string to_string(Status status)
 {
     switch (status) {
@@ -62,24 +71,24 @@ Run execute(const Job& job, bool verify)
         return run;
     }
     const auto& m = run.measurement;
+    if (verify && m.writes.unwritten > 0) {
+        // Whatever else agrees: an element no pass wrote holds no result.
+        run.status = Status::wrong;
+        run.reason = m.writes.describe(m.output_shape);
+    }
     if (verify && !m.verified && job.info.has_reference) {
         run.status = Status::wrong;
-        run.reason = "the workload did not check its result against the CPU reference";
-    } else if (verify && m.verified && !m.matches_reference()) {
+        add_reason(run, "the workload did not check its result against the CPU reference");
+    } else if (verify && m.verified && !(m.max_error <= m.tolerance)) {
         run.status = Status::wrong;
-        run.reason = "differs from the CPU reference by " + error_text(m.max_error) + " (tolerance " +
-                     error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) +
-                     "): " + m.agreement.describe();
+        add_reason(run, "differs from the CPU reference by " + error_text(m.max_error) + " (tolerance " +
+                            error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) +
+                            "): " + m.agreement.describe());
     }
     return run;
 }
 
 namespace {
-
-void add_reason(Run& run, const std::string& reason)
-{
-    run.reason += (run.reason.empty() ? "" : "; ") + reason;
-}
 
 /// The run the others are compared with: the first that matches the reference; if none does,
 /// the first measured, since the runs may still agree with each other, which says the reference
@@ -94,43 +103,79 @@ Run* baseline_of(const std::vector<Run*>& runs)
     return measured != runs.end() ? *measured : nullptr;
 }
 
-/// `run`'s output against `base`'s, into `slot`; a difference beyond both tolerances makes it wrong.
-void judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
+/// Where either of two runs left an element unwritten: already its run's failure, and no value
+/// to compare.
+std::vector<bool> unwritten_in_either(const Measurement& a, const Measurement& b)
 {
+    if (a.writes.mask.empty() || b.writes.mask.empty() || a.writes.mask.size() != b.writes.mask.size()) {
+        return a.writes.mask.empty() ? b.writes.mask : a.writes.mask;
+    }
+    std::vector<bool> either = a.writes.mask;
+    for (std::size_t i = 0; i < either.size(); ++i) {
+        either[i] = either[i] || b.writes.mask[i];
+    }
+    return either;
+}
+
+/// `run`'s output against `base`'s, into `slot`; a difference beyond both tolerances makes it
+/// wrong. Whether the two agree.
+bool judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
+{
+    const auto& [mine, theirs] = std::tie(run.measurement.output, base.measurement.output);
     slot.with = with;
     slot.allowed = base.measurement.tolerance + run.measurement.tolerance;
-    slot.agreement =
-        compare(run.measurement.output, base.measurement.output, slot.allowed, run.measurement.output_shape);
+    std::vector<bool> skip;
+    if (mine.size() == theirs.size()) {
+        skip = unwritten_in_either(run.measurement, base.measurement);
+    }
+    slot.agreement = compare(mine, theirs, slot.allowed, run.measurement.output_shape,
+                             skip.size() == mine.size() ? skip : std::vector<bool>{});
     if (slot.agreement.size_mismatch || slot.agreement.type_mismatch) {
-        const auto& [mine, theirs] = std::tie(run.measurement.output, base.measurement.output);
         run.status = Status::wrong;
         add_reason(run, "its output has " + std::to_string(mine.size()) + " " + std::string(to_string(mine.type())) +
                             " values, " + with + "'s has " + std::to_string(theirs.size()) + " " +
                             std::string(to_string(theirs.type())));
-    } else if (!(slot.agreement.max_error <= slot.allowed)) {
+        return false;
+    }
+    if (!(slot.agreement.max_error <= slot.allowed)) {
         run.status = Status::wrong;
         add_reason(run, "differs from " + with + " by " + error_text(slot.agreement.max_error) + " (allowed " +
                             error_text(slot.allowed) + "): " + slot.agreement.describe());
+        return false;
     }
+    return true;
 }
-
-} // namespace
-
-namespace {
 
 /// One group of runs against its baseline, into each run's `slot`, named by `name_of` the base.
 /// Where `same_length_only`, runs whose output length or element type differs from the base's are
-/// left alone.
+/// left alone. The base's own slot names the runs that agreed with it (the widest difference
+/// among them): they are what checked it where nothing else does.
 void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, const std::string& (*name_of)(const Run&),
                        bool same_length_only)
 {
     Run* base = baseline_of(runs);
+    if (base == nullptr) {
+        return;
+    }
+    Comparison confirmed;
     for (Run* run : runs) {
-        if (base != nullptr && run != base && run->measured() &&
+        if (run != base && run->measured() &&
             (!same_length_only || (run->measurement.output.size() == base->measurement.output.size() &&
                                    run->measurement.output.type() == base->measurement.output.type()))) {
-            judge(*run, *base, run->*slot, name_of(*base));
+            (base->*slot).base = true;
+            if (judge(*run, *base, run->*slot, name_of(*base))) {
+                const Comparison& agreed = run->*slot;
+                if (!confirmed.compared() || agreed.agreement.max_error > confirmed.agreement.max_error) {
+                    confirmed.agreement = agreed.agreement;
+                    confirmed.allowed = agreed.allowed;
+                }
+                confirmed.with += (confirmed.with.empty() ? "" : ", ") + name_of(*run);
+            }
         }
+    }
+    if (confirmed.compared()) {
+        confirmed.base = true;
+        base->*slot = std::move(confirmed);
     }
 }
 
@@ -170,10 +215,14 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
         if (run->status == Status::ok && !run->job.info.has_reference && !run->device.compared() &&
             !run->variant.compared()) {
             run->status = Status::failed;
-            run->reason = "nothing checked its output: the workload has no reference, and no other device or "
-                          "variant ran it";
+            run->reason = run->device.base || run->variant.base
+                              ? "nothing checked its output: the workload has no reference, and every other device "
+                                "or variant that ran it differs from it"
+                              : "nothing checked its output: the workload has no reference, and no other device or "
+                                "variant ran it";
         }
         run->measurement.output.release();
+        std::vector<bool>().swap(run->measurement.writes.mask);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -157,20 +158,63 @@ template <class T> T poison()
     }
 }
 
-template <class T> void check_sentinels(std::span<const T> tail, const std::string& what)
+template <class T> T check_poison()
 {
+    // Bits of no round pattern: for floats a normal value near 1e-30 (1e-241 for doubles), which
+    // any sum with an ordinary value or any scaling moves.
+    if constexpr (std::is_same_v<T, float>) {
+        return std::bit_cast<float>(std::uint32_t{0x0deadbee});
+    } else if constexpr (std::is_same_v<T, double>) {
+        return std::bit_cast<double>(std::uint64_t{0x0deadbeefdeadbeeull});
+    } else if constexpr (sizeof(T) == 1) {
+        return static_cast<T>(0x5b);
+    } else {
+        return static_cast<T>(sizeof(T) == 4 ? std::uint64_t{0x2deadbee} : std::uint64_t{0x2deadbeefdeadbeeull});
+    }
+}
+
+template <class T> void check_sentinels(std::span<const T> tail, const std::string& what, T expected)
+{
+    // Floats by their bits, so that a NaN's payload shows.
+    const auto text = [](T value) {
+        if constexpr (std::is_floating_point_v<T>) {
+            char buffer[64];
+            using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+            std::snprintf(buffer, sizeof buffer, "%.9g (bits 0x%llx)", static_cast<double>(value),
+                          static_cast<unsigned long long>(std::bit_cast<Bits>(value)));
+            return std::string(buffer);
+        } else {
+            return std::to_string(value);
+        }
+    };
     for (std::size_t i = 0; i < tail.size(); ++i) {
-        if (!same_bits(tail[i], poison<T>())) {
+        if (!same_bits(tail[i], expected)) {
             throw Error("duet", "workload::check_sentinels", 0, "",
                         "a kernel wrote past the end of " + what + ": the sentinel " + std::to_string(i) +
-                            " elements past it holds " + std::to_string(tail[i]));
+                            " elements past it holds " + text(tail[i]) + ", not the poison " + text(expected) +
+                            " it was filled with");
+        }
+    }
+}
+
+template <class T>
+void mark_unwritten(const std::string& name, std::span<const T> timed, std::span<const T> checked, std::size_t offset,
+                    std::size_t total, Writes& writes)
+{
+    writes.add_output(name, offset, timed.size(), total);
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+        if (same_bits(timed[i], poison<T>()) && same_bits(checked[i], check_poison<T>())) {
+            writes.mark(i);
         }
     }
 }
 
 #define DUET_KIT_INSTANTIATE(T)                                                                                        \
     template T poison<T>();                                                                                            \
-    template void check_sentinels<T>(std::span<const T>, const std::string&);
+    template T check_poison<T>();                                                                                      \
+    template void check_sentinels<T>(std::span<const T>, const std::string&, T);                                       \
+    template void mark_unwritten<T>(const std::string&, std::span<const T>, std::span<const T>, std::size_t,           \
+                                    std::size_t, Writes&);
 DUET_KIT_INSTANTIATE(float)
 DUET_KIT_INSTANTIATE(double)
 DUET_KIT_INSTANTIATE(std::int32_t)
@@ -387,7 +431,7 @@ void check_against_reference(const RunRequest& request, Measurement& result,
         return std::vector<T>(result.output.size(), poison<T>());
     });
     result.reference_ms = host_ms([&] { reference(expected); });
-    result.agreement = compare(result.output, expected, result.tolerance, result.output_shape);
+    result.agreement = compare(result.output, expected, result.tolerance, result.output_shape, result.writes.mask);
     result.max_error = result.agreement.max_error;
     result.verified = true;
 }
@@ -436,14 +480,16 @@ public:
         }
     }
 
-    /// One pass: outputs poisoned (untimed), inputs in, the launch, outputs out.
-    Sample pass(Queue& queue, const Launch& launch, const Spacer& spacer)
+    /// One pass: outputs poisoned (untimed; with check_poison in the check pass), inputs in, the
+    /// launch, outputs out.
+    Sample pass(Queue& queue, const Launch& launch, const Spacer& spacer, bool check_pass = false)
     {
         for (auto& array : arrays_) {
             if (array.spec->role == BufferSpec::Role::output) {
                 with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
-                    std::ranges::fill(array.host.as<T>(), poison<T>());
-                    queue.fill(Buffer<T>(array.device), poison<T>());
+                    const T value = check_pass ? check_poison<T>() : poison<T>();
+                    std::ranges::fill(array.host.as<T>(), value);
+                    queue.fill(Buffer<T>(array.device), value);
                 });
             }
         }
@@ -468,9 +514,10 @@ public:
         return timer.sample();
     }
 
-    /// The outputs of the last pass, end to end, after their sentinels are checked, against the
-    /// reference's, computed from the same inputs.
-    void check(Measurement& result) const
+    /// The outputs of the last pass, end to end, after their sentinels are checked; when verifying,
+    /// the check pass (its sentinels checked too) and the elements neither pass wrote, then the
+    /// outputs against the reference's, computed from the same inputs.
+    void check(Measurement& result, Queue& queue, const Launch& launch, const Spacer& spacer)
     {
         result.output = Values(output_type_, 0);
         for (const auto& array : arrays_) {
@@ -483,6 +530,22 @@ public:
                 });
                 if (array.spec->shape) {
                     result.output_shape = array.spec->shape(request_.settings);
+                }
+            }
+        }
+        if (request_.verify) {
+            pass(queue, launch, spacer, true);
+            std::size_t offset = 0;
+            for (const auto& array : arrays_) {
+                if (array.spec->role == BufferSpec::Role::output) {
+                    with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                        const auto host = array.host.as<const T>();
+                        check_sentinels(host.subspan(array.size), array.spec->name, check_poison<T>());
+                        mark_unwritten(array.spec->name,
+                                       std::span<const T>(result.output.as<T>()).subspan(offset, array.size),
+                                       host.first(array.size), offset, result.output.size(), result.writes);
+                    });
+                    offset += array.size;
                 }
             }
         }
@@ -581,7 +644,7 @@ Measurement SpecWorkload::run(const RunRequest& request) const
     const Tolerance tolerance = spec_.tolerance(request.settings);
     result.tolerance = tolerance.value;
     result.tolerance_reason = tolerance.reason;
-    runner.check(result);
+    runner.check(result, queue, launch, spacer);
     if (spec_.figures) {
         result.extras = spec_.figures(queue, runner.buffers(), launch, request.settings);
     }

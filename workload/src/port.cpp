@@ -300,20 +300,18 @@ Kernel build_kernel(const Device& device, const Manifest& manifest, const Kernel
 /// One run's buffers on a device: made, filled and read as the manifest says.
 class Buffers {
 public:
+    /// Every buffer gets sentinels past its end: an output's, or a buffer swapped with one, catch a
+    /// write past it; an input's make what a kernel reads past its end the poison, so that a
+    /// value it writes from there shows in the check pass.
     Buffers(const Manifest& manifest, const Plan& plan, const Device& device, std::uint64_t seed)
         : manifest_(manifest), plan_(plan)
     {
         for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
             const BufferDecl& buffer = manifest.buffers[i];
             const std::size_t element = element_size(buffer.type);
-            // A buffer swapped with an output may end up read as it: it gets the sentinels too.
-            const bool swapped =
-                manifest.swap && (manifest.swap->first == buffer.name || manifest.swap->second == buffer.name);
-            const bool poisoned = buffer.output || buffer.init.kind == Init::Kind::none || swapped;
             Slot slot{initial_values(buffer, plan.counts[i], seed + i),
                       {},
-                      device.alloc_bytes((plan.counts[i] + (poisoned ? sentinel_elements : 0)) * element),
-                      poisoned};
+                      device.alloc_bytes((plan.counts[i] + sentinel_elements) * element)};
             if (buffer.output) {
                 slot.host = device.alloc_host((plan.counts[i] + sentinel_elements) * element, HostMemoryKind::pageable);
             }
@@ -321,18 +319,20 @@ public:
         }
     }
 
-    /// Untimed: poisons every buffer nothing fills, and every output past its end.
-    void poison(Queue& queue)
+    /// Untimed: poisons every buffer nothing fills, and every buffer past its end; with
+    /// check_poison in the check pass.
+    void poison(Queue& queue, bool check_pass = false)
     {
         for (std::size_t i = 0; i < slots_.size(); ++i) {
-            if (slots_[i].poisoned) {
-                with_element_type(manifest_.buffers[i].type, [&]<class T>(std::type_identity<T>) {
-                    queue.fill(Buffer<T>(slots_[i].device), workload::poison<T>());
-                    if (manifest_.buffers[i].output) {
-                        std::ranges::fill(slots_[i].host.template as<T>(), workload::poison<T>());
-                    }
-                });
-            }
+            const BufferDecl& buffer = manifest_.buffers[i];
+            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                const T value = check_pass ? check_poison<T>() : workload::poison<T>();
+                const std::size_t from = buffer.init.kind == Init::Kind::none ? 0 : plan_.counts[i];
+                queue.fill(BufferView<T>{slots_[i].device, from, plan_.counts[i] + sentinel_elements - from}, value);
+                if (buffer.output) {
+                    std::ranges::fill(slots_[i].host.template as<T>(), value);
+                }
+            });
         }
         order_.clear();
         for (std::size_t i = 0; i < slots_.size(); ++i) {
@@ -378,27 +378,47 @@ public:
     {
         Values all;
         bool first = true;
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            const BufferDecl& buffer = manifest_.buffers[i];
-            if (!buffer.output) {
-                continue;
-            }
-            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
-                const auto host = slots_[i].host.template as<const T>();
-                check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'");
-                Values part(std::vector<T>(host.begin(), host.begin() + plan_.counts[i]));
-                first ? void(all = std::move(part)) : all.append(part);
-                first = false;
-            });
-        }
+        each_output([&]<class T>(std::size_t i, const BufferDecl& buffer, std::span<const T> host) {
+            check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'");
+            Values part(std::vector<T>(host.begin(), host.begin() + plan_.counts[i]));
+            first ? void(all = std::move(part)) : all.append(part);
+            first = false;
+        });
         return all;
     }
-    /// Host copies of every buffer as the pass starts: what a C reference computes on.
+    /// After the check pass: its sentinels checked, and each element that held the poison in
+    /// `timed` (outputs() of the timed pass) and the check poison now marked never written. An
+    /// output read from a buffer that starts with values (updated in place) has only its
+    /// sentinels judged.
+    void judge_writes(const Values& timed, Writes& writes) const
+    {
+        writes.checked = true; // the sentinels, even where no output's elements can be judged
+        std::size_t offset = 0;
+        each_output([&]<class T>(std::size_t i, const BufferDecl& buffer, std::span<const T> host) {
+            check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'", check_poison<T>());
+            if (manifest_.buffers[order_[i]].init.kind == Init::Kind::none) {
+                mark_unwritten("'" + buffer.name + "'",
+                               std::span<const T>(timed.as<T>()).subspan(offset, plan_.counts[i]),
+                               host.first(plan_.counts[i]), offset, timed.size(), writes);
+            }
+            offset += plan_.counts[i];
+        });
+    }
+    /// Host copies of every buffer as the pass starts, for a C reference to compute on: each as
+    /// long as the launch has work-items where it is shorter (a kernel without `index` may run
+    /// past a buffer, and a reference that does as it does must not write past duet's copy), and
+    /// sentinels beyond, all of it poisoned past the buffer's count.
     std::vector<Values> initial() const
     {
+        const Dim3 global = plan_.range.global();
+        const std::size_t items = global.x * global.y * global.z;
         std::vector<Values> values;
         for (const auto& slot : slots_) {
-            values.push_back(slot.initial);
+            values.push_back(with_element_type(slot.initial.type(), [&]<class T>(std::type_identity<T>) -> Values {
+                std::vector<T> padded = slot.initial.as<T>();
+                padded.resize(std::max(padded.size(), items) + sentinel_elements, workload::poison<T>());
+                return padded;
+            }));
         }
         return values;
     }
@@ -408,8 +428,20 @@ private:
         Values initial;
         HostBuffer host; ///< outputs: where they are read to, sentinels included
         RawBuffer device;
-        bool poisoned;
     };
+    /// f(i, buffer, host) for each output in the manifest's order, `host` what was read back,
+    /// sentinels included, as the buffer's element type.
+    template <class F> void each_output(F&& f) const
+    {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            const BufferDecl& buffer = manifest_.buffers[i];
+            if (buffer.output) {
+                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                    f.template operator()<T>(i, buffer, slots_[i].host.template as<const T>());
+                });
+            }
+        }
+    }
     detail::LaunchArg argument(const std::string& name) const
     {
         if (name == "local") {
@@ -495,7 +527,11 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
     bool first = true;
     for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
         if (manifest.buffers[i].output) {
-            first ? void(all = std::move(arrays[order[i]])) : all.append(arrays[order[i]]);
+            Values part = with_element_type(arrays[order[i]].type(), [&]<class T>(std::type_identity<T>) -> Values {
+                const auto& padded = arrays[order[i]].as<T>();
+                return std::vector<T>(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(plan.counts[i]));
+            });
+            first ? void(all = std::move(part)) : all.append(part);
             first = false;
         }
     }
@@ -543,11 +579,19 @@ public:
         footprint.device_bytes = Spacer::bytes(request.device);
         footprint.largest_buffer = footprint.device_bytes;
         const int copies = manifest_.reference.kind == Reference::Kind::kernels ? 2 : 1;
+        const Dim3 global = plan.range.global();
+        const std::size_t items = global.x * global.y * global.z;
         for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
-            const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element_size(manifest_.buffers[i].type);
+            const std::size_t element = element_size(manifest_.buffers[i].type);
+            const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element;
             footprint.device_bytes += copies * bytes;
             footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
-            footprint.host_bytes += (manifest_.buffers[i].output ? 4 : 2) * bytes;
+            // The initial values, an output's host buffer and result, and the reference's copy: a
+            // C reference's as long as the launch (Buffers::initial).
+            const std::uint64_t reference_bytes = manifest_.reference.kind == Reference::Kind::library
+                                                      ? (std::max(plan.counts[i], items) + sentinel_elements) * element
+                                                      : bytes;
+            footprint.host_bytes += (manifest_.buffers[i].output ? 3 : 1) * bytes + reference_bytes;
         }
         return footprint;
     }
@@ -564,8 +608,8 @@ public:
         const Spacer spacer(device);
         Queue queue = device.create_queue();
         Measurement result;
-        result.samples = repeat(request.timing, [&] {
-            buffers.poison(queue);
+        const auto pass = [&](bool check_pass) {
+            buffers.poison(queue, check_pass);
             queue.finish();
             PhaseTimer timer(queue);
             buffers.write(queue);
@@ -576,10 +620,15 @@ public:
             buffers.read(queue);
             timer.mark(Phase::d2h);
             return timer.sample();
-        });
+        };
+        result.samples = repeat(request.timing, [&] { return pass(false); });
         result.set_medians();
         result.work = work(plan);
         result.output = buffers.outputs();
+        if (request.verify) {
+            pass(true);
+            buffers.judge_writes(result.output, result.writes);
+        }
         check(request, plan, buffers, result);
         return result;
     }
@@ -635,8 +684,11 @@ private:
                     return std::vector<T>(v.begin() + offset, v.begin() + offset + plan.counts[i]);
                 });
             };
+            const auto& mask = result.writes.mask;
+            const std::vector<bool> unwritten =
+                mask.empty() ? mask : std::vector<bool>(mask.begin() + offset, mask.begin() + offset + plan.counts[i]);
             const double tolerance = tolerance_of(buffer);
-            result.agreement = compare(slice(result.output), slice(expected), tolerance);
+            result.agreement = compare(slice(result.output), slice(expected), tolerance, {}, unwritten);
             result.max_error = result.agreement.max_error;
             result.tolerance = tolerance;
             result.tolerance_reason = buffer.tolerance_reason.empty()

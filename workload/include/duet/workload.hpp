@@ -149,6 +149,7 @@ struct Measurement {
     workload::Agreement agreement; ///< the output against the reference, element by element
     workload::Values output;       ///< compared across devices and variants, with `tolerance`
     workload::Shape output_shape;
+    workload::Writes writes; ///< the check pass's verdict on what was written (the kit's runners)
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
     double rate_ms = 0;                                 ///< the median of the samples' rate_ms
 
@@ -160,7 +161,8 @@ struct Measurement {
     /// Sets h2d_ms, kernel_ms, d2h_ms, total_ms and rate_ms to the medians of the samples.
     void set_medians();
 
-    bool matches_reference() const { return verified && max_error <= tolerance; }
+    /// Within the tolerance of the reference, and no element left unwritten.
+    bool matches_reference() const { return verified && max_error <= tolerance && writes.unwritten == 0; }
     /// GB/s or GFLOP/s over rate_ms, or else the kernel phase.
     double rate() const
     {

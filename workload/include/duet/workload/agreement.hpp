@@ -95,6 +95,36 @@ struct Shape {
     std::size_t columns = 0;
 };
 
+/// "row 3, column 17" for a 2D shape, else "index 1234".
+std::string where(std::size_t index, Shape shape);
+
+/// What a runner's check pass showed about an output's writes (kit.hpp: poison and check_poison):
+/// an element that held each pass's poison after it was never written, whatever value a kernel may
+/// compute; the sentinels past each output held both poisons, or the run threw.
+struct Writes {
+    /// One output, where the outputs lie end to end: its unwritten elements, counted from its start.
+    struct Output {
+        std::string name;
+        std::size_t offset = 0, size = 0;
+        std::size_t unwritten = 0, first = 0, last = 0;
+    };
+    bool checked = false;   ///< a check pass ran; false for runs that judge writes their own way
+    std::size_t judged = 0; ///< elements poisoned before the passes (an in-place output's start with values)
+    std::size_t unwritten = 0;
+    std::size_t elements = 0;    ///< of every output together, judged or not: the mask's length
+    std::vector<Output> outputs; ///< each judged output
+    std::vector<bool> mask;      ///< per element of the outputs, whether it was never written; empty when none was
+
+    /// Judges next the output `name` of `size` elements, from `offset` among the `elements` of all.
+    void add_output(std::string name, std::size_t offset, std::size_t size, std::size_t elements);
+    /// Marks element `index` of the last output added never written.
+    void mark(std::size_t index);
+    /// "3 of 1000 elements of 'y' were never written (first at index 997, last at index 999)", each
+    /// output that has any; "all 1000 poisoned elements were written". Positions are within each
+    /// output, by `shape` (one shape for all, as the outputs are compared).
+    std::string describe(Shape shape) const;
+};
+
 struct Agreement {
     ElementType type = ElementType::f32;
     std::size_t count = 0;     ///< elements compared
@@ -103,9 +133,15 @@ struct Agreement {
     double max_error = 0; ///< largest |got - want| / max(|want|, 1); infinity for NaN or a mismatch
     std::size_t max_error_index = 0;
     /// Largest distance in units in the last place (for integers, the difference); UINT64_MAX
-    /// for NaN.
+    /// for NaN. Near zero it runs to millions for an error far below any tolerance: raw.
     std::uint64_t max_ulps = 0;
     std::size_t max_ulps_index = 0;
+    /// Largest distance in units in the last place of max(|want|, 1), the scale every tolerance
+    /// is relative to, rounded up: the raw distance where |want| >= 1, and near zero what the
+    /// error is worth there. What tables and messages show.
+    std::uint64_t max_scaled_ulps = 0;
+    std::size_t max_scaled_ulps_index = 0;
+    std::size_t skipped = 0; ///< elements left out: never written (Writes), so not compared
     Shape shape;
     bool size_mismatch = false;
     bool type_mismatch = false; ///< the two arrays hold different element types
@@ -116,13 +152,16 @@ struct Agreement {
     /// "row 3, column 17" for a 2D shape, else "index 1234".
     std::string where(std::size_t index) const;
     /// "3 of 1048576 elements differ, by at most 2 ULPs (row 3, column 17); largest relative
-    /// error 1.2e-07 (index 55)"; "all 1048576 elements are identical".
+    /// error 1.2e-07 (index 55)"; "all 1048576 elements are identical". The ULPs are the scaled
+    /// ones.
     std::string describe() const;
 };
 
 /// Compares `got` with `want` element by element; `tolerance` counts the elements whose relative
-/// error passes it (relative to max(|want|, 1), the one rule for every comparison).
-Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape = {});
+/// error passes it (relative to max(|want|, 1), the one rule for every comparison). Elements
+/// marked in `skip` (empty, or one flag per element) are left out: no kernel wrote them.
+Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape = {},
+                  const std::vector<bool>& skip = {});
 
 /// Distance between two values in units in the last place: how many values of their type lie
 /// between them, +0 and -0 being one. UINT64_MAX when either is NaN.

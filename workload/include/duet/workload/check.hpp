@@ -39,9 +39,12 @@ std::string job_name(const Job& job);
 
 /// One output compared with another run's: which, by how much, and what was allowed.
 struct Comparison {
-    std::string with; ///< the other run: a device label, or a variant; empty when not compared
-    Agreement agreement;
-    double allowed = 0; ///< the two runs' tolerances summed (each is within its own of the reference)
+    /// The other run: a device label, or a variant; for the base of a group, the runs that agreed
+    /// with it, comma-separated; empty when not compared
+    std::string with;
+    Agreement agreement; ///< for a base, the widest of the agreements
+    double allowed = 0;  ///< the two runs' tolerances summed (each is within its own of the reference)
+    bool base = false;   ///< the base of its group, which the others were compared with
 
     bool compared() const { return !with.empty(); }
 };
@@ -55,7 +58,8 @@ struct Run {
     Comparison device;  ///< against the base device of the same variant
     Comparison variant; ///< against the base variant on the same device
 
-    bool measured() const { return status == Status::ok || status == Status::wrong; }
+    /// It ran and was timed: ok or wrong, or failed only because nothing checked its output.
+    bool measured() const { return status == Status::ok || status == Status::wrong || !measurement.samples.empty(); }
 };
 
 /// Runs `job` (its timing says how often); with `verify`, a result outside the workload's
@@ -68,7 +72,9 @@ Run execute(const Job& job, bool verify);
 /// variant are compared with the first that matches the reference (a run that differs by more
 /// than both tolerances becomes wrong), and so are the variants on one device: two variants that
 /// disagree on one device are a disagreement. Variants whose outputs differ in length or element type (computed
-/// over other dimensions) are not compared.
+/// over other dimensions) are not compared. Elements either run never wrote are left out (each
+/// such run is wrong already). A run of a workload without a reference that nothing agreed with
+/// (alone, or the base of runs that all differ from it) failed: nothing checked it.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 
 /// Runs one of a workload's declared test cases (index `test_case` of info.test_cases) with every

@@ -167,16 +167,30 @@ Values random_values(ElementType type, std::size_t n, std::uint64_t seed);
 
 /// The value outputs are filled with before a pass, so an element nobody wrote fails the check: a
 /// quiet NaN with a payload of its own, told apart from a NaN a kernel computes; for integers the
-/// most negative value (unsigned: the largest), which a kernel may compute, so a sentinel can
-/// miss a stray write of exactly that value.
+/// most negative value (unsigned: the largest). A kernel may compute it all the same (an integer,
+/// or `a * x + NaN`, which keeps the payload), so the runners verify with a second pass.
 template <class T = float> T poison();
+
+/// What outputs and sentinels hold in the runners' untimed check pass, made when verifying after
+/// the timed ones: an element that held poison() after the timed pass and check_poison() after
+/// this one was never written, and a sentinel is intact only if it held each. Finite (a NaN
+/// propagates through arithmetic), normal, small and of no round pattern, so that adding to it,
+/// scaling it or clearing bits of it gives another value.
+template <class T = float> T check_poison();
 
 /// Elements past the end of every output the runner allocates, poisoned, checked after each run.
 inline constexpr std::size_t sentinel_elements = 1024;
 
-/// Throws Error naming the first element of `tail` that is not poison<T>(): a kernel wrote past
-/// the end of `what`.
-template <class T> void check_sentinels(std::span<const T> tail, const std::string& what);
+/// Throws Error naming the first element of `tail` that is not `expected` (bit for bit): a kernel
+/// wrote past the end of `what`.
+template <class T> void check_sentinels(std::span<const T> tail, const std::string& what, T expected = poison<T>());
+
+/// Judges in `writes` the output `name`, which starts at `offset` among the `total` elements of
+/// all outputs: each element that held poison<T>() after the timed pass (`timed`) and
+/// check_poison<T>() after the check pass (`checked`) was never written.
+template <class T>
+void mark_unwritten(const std::string& name, std::span<const T> timed, std::span<const T> checked, std::size_t offset,
+                    std::size_t total, Writes& writes);
 
 /// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer of twice
 /// the device's last-level cache and writes nothing. The launch is then already queued when the
@@ -268,7 +282,8 @@ HostMemoryKind host_memory_kind(const std::string& name);
 
 /// When the request asks for verification: runs `reference` into an array of result.output's
 /// type and size (each element poison until written), timed, and compares result.output with it
-/// element by element (result.agreement, result.max_error). Needs result.tolerance set.
+/// element by element (result.agreement, result.max_error), leaving out the elements
+/// result.writes marks never written. Needs result.tolerance set.
 void check_against_reference(const RunRequest& request, Measurement& result,
                              const std::function<void(Values& expected)>& reference);
 
