@@ -127,9 +127,18 @@ void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Devic
                 jobs.push_back({plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed,
                                 comparison.timing});
             }
-            for (auto& run :
-                 workload::execute_in_turns(jobs, true, [&](const Job& job) { progress.start(job_name(job)); })) {
+            std::optional<std::string> apart;
+            for (auto& run : workload::execute_in_turns(
+                     jobs, true, [&](const Job& job) { progress.start(job_name(job)); }, &apart)) {
                 comparison.runs.push_back(std::move(run));
+            }
+            if (apart) {
+                comparison.apart.push_back(plan.info.name + "/" + variant + ": " + *apart);
+                if (table) {
+                    progress.clear();
+                    std::cout << "note: " << plan.info.name << "/" << variant
+                              << ": the devices ran one after another, not in turns: " << *apart << "\n";
+                }
             }
         }
         cross_check(comparison.runs.begin() + static_cast<std::ptrdiff_t>(first), comparison.runs.end());

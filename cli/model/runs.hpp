@@ -87,6 +87,9 @@ struct Comparison {
     std::uint64_t seed = 1;
     workload::Timing timing;
     bool in_turns = false; ///< the devices of each variant took their passes in turn (workload::execute_in_turns)
+    /// "workload/variant: why" for each variant whose devices ran one after another instead,
+    /// their runs not fitting in memory at once (workload::why_apart).
+    std::vector<std::string> apart;
 };
 
 /// The names of the workloads' own figures (Measurement::extras) in `runs`, in the order first seen.

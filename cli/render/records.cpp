@@ -241,6 +241,7 @@ json::Value comparison_json(const Comparison& comparison)
                         {"seed", comparison.seed},
                         {"warmup", comparison.timing.warmup},
                         {"timing", timing_json(comparison.timing, comparison.in_turns)},
+                        {"apart", json::Array(comparison.apart.begin(), comparison.apart.end())},
                         {"agree", problems.empty()},
                         {"counts", counts_json(comparison.verdict)},
                         {"problems", json::Array(problems.begin(), problems.end())},

@@ -57,7 +57,10 @@ public:
         return info;
     }
 
-    Footprint footprint(const RunRequest&) const override { return {}; }
+    /// The footprint run() claims to have (it allocates nothing).
+    void claim(Footprint footprint) { footprint_ = footprint; }
+
+    Footprint footprint(const RunRequest&) const override { return footprint_; }
 
     Measurement run(const RunRequest& request) const override
     {
@@ -93,6 +96,7 @@ private:
     Throw throw_ = Throw::nothing;
     unsigned throw_at_ = 0;
     bool steady_ = false;
+    Footprint footprint_;
 };
 
 class Turns : public ::testing::Test {
@@ -237,6 +241,57 @@ TEST_F(Turns, SomethingExecuteLetsThroughComesBackOnceTheOthersAreDone)
         EXPECT_EQ(runs[1].status, alone->status);
         EXPECT_EQ(runs[1].reason, alone->reason);
     }
+}
+
+TEST_F(Turns, WhatTheOnStartCallbackThrowsComesBackOnceTheOthersAreDone)
+{
+    bool threw = false;
+    try {
+        execute_in_turns({job("A", Timing::exactly(2, 0)), job("B", Timing::exactly(2, 0))}, true, [](const Job& job) {
+            if (job.label == "B") {
+                throw std::runtime_error("B cannot start");
+            }
+        });
+    } catch (const std::runtime_error& error) {
+        threw = true;
+        EXPECT_STREQ(error.what(), "B cannot start");
+    }
+    EXPECT_TRUE(threw);
+    EXPECT_EQ(log_->entries, (Entries{"A setup", "A", "A", "A end"})) << "A runs to its end before the rethrow";
+}
+
+TEST_F(Turns, RunsThatDoNotFitInMemoryTogetherRunOneAfterAnother)
+{
+    const auto available = host_available_memory();
+    if (!available) {
+        GTEST_SKIP() << "this machine does not say how much host memory is available";
+    }
+    // Each alone fits; the two together need more host memory than there is, and taking turns
+    // holds both runs' memory at once.
+    const auto a = logged("A"), b = logged("B");
+    Footprint footprint;
+    footprint.host_bytes = *available / 3 * 2;
+    a->claim(footprint);
+    b->claim(footprint);
+    const std::vector<Job> jobs{job(a, "A", Timing::exactly(2, 0)), job(b, "B", Timing::exactly(2, 0))};
+    const auto why = why_apart(jobs);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("of host memory"), std::string::npos) << *why;
+    std::optional<std::string> apart;
+    const auto runs = execute_in_turns(jobs, true, {}, &apart);
+    EXPECT_EQ(apart, why);
+    EXPECT_EQ(log_->entries, (Entries{"A setup", "A", "A", "A end", "B setup", "B", "B", "B end"}));
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[1].status, Status::ok) << runs[1].reason;
+
+    // Small enough, they take turns, and nothing is set apart.
+    footprint.host_bytes = 1 << 20;
+    a->claim(footprint);
+    b->claim(footprint);
+    log_->entries.clear();
+    execute_in_turns(jobs, true, {}, &apart);
+    EXPECT_FALSE(apart.has_value());
+    EXPECT_EQ(log_->entries, (Entries{"A setup", "B setup", "A", "B", "A", "A end", "B", "B end"}));
 }
 
 TEST_F(Turns, TheBudgetCountsARunsOwnPassesNotItsWaits)

@@ -1,8 +1,13 @@
 // Runs that take turns: one mutex and one condition say whose turn it is.
 #include <duet/workload/turns.hpp>
 
+#include <duet/detail/text.hpp>
+
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -83,11 +88,66 @@ bool Turn::others_unsettled() const
     return false;
 }
 
+std::optional<std::string> why_apart(const std::vector<Job>& jobs)
+{
+    struct Need {
+        std::string key; ///< the physical device: its PCI bus id, else its selector
+        std::string name;
+        std::uint64_t bytes = 0;
+        std::uint64_t has = 0;
+    };
+    std::vector<Need> devices;
+    std::uint64_t host_bytes = 0;
+    const auto add = [](std::uint64_t& sum, std::uint64_t bytes) {
+        sum = sum > std::numeric_limits<std::uint64_t>::max() - bytes ? std::numeric_limits<std::uint64_t>::max()
+                                                                      : sum + bytes;
+    };
+    for (const auto& job : jobs) {
+        Footprint footprint;
+        try {
+            footprint =
+                job.workload->footprint({job.device, job.variant, job.settings, true, job.seed, Timing::once()});
+        } catch (...) {
+            continue;
+        }
+        const auto& p = job.device.properties();
+        add(host_bytes, footprint.host_bytes);
+        if (p.type == DeviceType::cpu) {
+            add(host_bytes, footprint.device_bytes);
+            continue;
+        }
+        const std::string key = p.pci_bus_id.empty() ? job.label : p.pci_bus_id;
+        auto need = std::find_if(devices.begin(), devices.end(), [&](const Need& n) { return n.key == key; });
+        if (need == devices.end()) {
+            need = devices.insert(devices.end(), {key, job.label + " (" + p.name + ")", 0, p.global_memory});
+        } else {
+            need->name += " and " + job.label;
+            need->has = need->has == 0 ? p.global_memory : std::min(need->has, p.global_memory);
+        }
+        add(need->bytes, footprint.device_bytes);
+    }
+    for (const auto& need : devices) {
+        if (need.has != 0 && need.bytes > need.has) {
+            return "together they need " + detail::bytes_text(need.bytes) + " of the memory of " + need.name +
+                   ", which has " + detail::bytes_text(need.has);
+        }
+    }
+    if (const auto available = host_available_memory(); available && host_bytes > *available) {
+        return "together they need " + detail::bytes_text(host_bytes) + " of host memory, and " +
+               detail::bytes_text(*available) + " is available";
+    }
+    return std::nullopt;
+}
+
 std::vector<Run> execute_in_turns(const std::vector<Job>& jobs, bool verify,
-                                  const std::function<void(const Job&)>& on_start)
+                                  const std::function<void(const Job&)>& on_start, std::optional<std::string>* apart)
 {
     std::vector<Run> runs;
-    if (jobs.size() <= 1) {
+    std::optional<std::string> why = jobs.size() <= 1 ? std::nullopt : why_apart(jobs);
+    if (apart != nullptr) {
+        *apart = why;
+    }
+    if (jobs.size() <= 1 || why) {
         for (const auto& job : jobs) {
             if (on_start) {
                 on_start(job);

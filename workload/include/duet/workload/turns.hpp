@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace duet::workload {
@@ -35,16 +37,25 @@ private:
     std::size_t seat_;
 };
 
+/// Why the jobs' runs cannot be held at once, as runs taking turns are (each keeps its buffers
+/// until it ends): the device memory they need together on one physical device (one PCI bus id,
+/// so one GPU seen through CUDA and through OpenCL counts once), or the host memory they need
+/// together (a CPU device's buffers counted there), past what it has. nullopt where they fit. A
+/// job whose footprint throws counts for nothing: its run fails at once and holds nothing.
+std::optional<std::string> why_apart(const std::vector<Job>& jobs);
+
 /// Runs every job as execute() does, each on a thread of its own, taking turns in the jobs' order:
 /// the first runs until its first pass boundary (its setup), then the second does, and so on;
 /// then the first's first pass, the second's, ..., one pass each, warm-ups included. A run whose
 /// rule is met goes on taking passes while another's is not (up to its own max_runs and budget),
 /// so that the passes of each run span the same time. A run that ends, or throws, leaves the
-/// rotation and the others go on. Nothing runs at once, so no run
-/// competes with another for the host or a device. `on_start` is called as each job first has
-/// the turn. The runs come back in the jobs' order; an exception that execute() lets through is
-/// rethrown once every job is done. One job runs on this thread.
+/// rotation and the others go on. Nothing runs at once, so no run competes with another for the
+/// host or a device. `on_start` is called as each job first has the turn. The runs come back in
+/// the jobs' order; an exception that execute() lets through is rethrown once every job is done.
+/// A lone job runs on the caller's thread, and so do jobs that do not fit in memory together
+/// (why_apart), one after another: then `apart`, where given, is set to why.
 std::vector<Run> execute_in_turns(const std::vector<Job>& jobs, bool verify,
-                                  const std::function<void(const Job&)>& on_start = {});
+                                  const std::function<void(const Job&)>& on_start = {},
+                                  std::optional<std::string>* apart = nullptr);
 
 } // namespace duet::workload
