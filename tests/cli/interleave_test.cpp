@@ -67,6 +67,29 @@ TEST(CliInterleave, CompareOnTwoDevicesSaysTheyTakeTurnsAndStillAgrees)
     EXPECT_EQ(runs[1]["baseline"].string(), devices[0]);
 }
 
+TEST(CliInterleave, TheRunsOfAVariantOnTwoDevicesOverlap)
+{
+    EnvChanges env{{"DUET_PLUGIN_PATH", DUET_TEST_MISBEHAVING_PLUGIN_DIR}};
+    auto devices = selectors(env);
+    if (devices.size() < 2) {
+        env["POCL_DEVICES"] = "pthread pthread";
+        devices = selectors(env);
+    }
+    if (devices.size() < 2) {
+        GTEST_SKIP() << "fewer than two devices, and PoCL gives no second";
+    }
+    const TempDir out;
+    const std::string log_path = (out.path() / "runs.log").string();
+    env["DUET_TEST_RUN_LOG"] = log_path;
+    const auto result = run_duet(
+        {"compare", "misbehaving", "--variants", "fine", "--repeats", "3", "--devices", devices[0] + "," + devices[1]},
+        env);
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    // Taking turns, the second run starts before the first ends; one after another, it would not.
+    const std::string a = devices[0], b = devices[1];
+    EXPECT_EQ(read_file(log_path), "start " + a + "\nstart " + b + "\nend " + a + "\nend " + b + "\n");
+}
+
 TEST(CliInterleave, CompareOnOneDeviceTakesNoTurns)
 {
     const auto devices = selectors({});

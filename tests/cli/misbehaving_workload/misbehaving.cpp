@@ -3,12 +3,16 @@
 // and from footprint(); fine adds two vectors (wrong.cl's kernel with no offset), so that a
 // comparison shows the runs after a throw still happen. Its parameters reach past what works: n up
 // to 2^24 under the rule n <= limit, limit 4096 by default; huge up to int64's largest, which the
-// double of WorkloadParameter::max rounds up to 2^63.
+// double of WorkloadParameter::max rounds up to 2^63. Where DUET_TEST_RUN_LOG names a file, each
+// run appends "start <device>" as it begins and "end <device>" as it ends, so that a test can see
+// whether the runs of a comparison overlapped (took turns) or followed one another.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/misbehaving.hpp>
 
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 
 namespace {
@@ -52,6 +56,13 @@ Spec spec()
     return spec;
 }
 
+void log(const char* what, const duet::RunRequest& request)
+{
+    if (const char* path = std::getenv("DUET_TEST_RUN_LOG")) {
+        std::ofstream(path, std::ios::app) << what << " " << request.device.selector() << "\n";
+    }
+}
+
 class Misbehaving final : public SpecWorkload {
 public:
     Misbehaving() : SpecWorkload(spec()) {}
@@ -69,7 +80,10 @@ public:
         if (request.variant == "run_throws") {
             throw 7;
         }
-        return SpecWorkload::run(request);
+        log("start", request);
+        auto measurement = SpecWorkload::run(request);
+        log("end", request);
+        return measurement;
     }
 };
 
