@@ -78,10 +78,10 @@ std::string parameter_limits(const Workload& workload, const WorkloadInfo& info,
     if (parameter.type != WorkloadParameter::Type::integer) {
         return "";
     }
-    const std::int64_t low = integer_bound(parameter.min);
+    const std::int64_t low = integer_min(parameter);
     const Limit rules =
         limit_of([&](std::int64_t value) { return why_not(workload, info, nullptr, parameter.name, value); }, "", low,
-                 integer_bound(parameter.max));
+                 integer_max(parameter));
     std::string text = rules.text;
     if (!rules.largest) {
         return text;

@@ -42,12 +42,22 @@ std::string number(double value)
     return error == std::errc() ? std::string(text, end) : "?";
 }
 
+/// A whole number held as a double, as an int64: beyond int64's range, the end of the range nearest.
+std::int64_t clamped_to_int64(double whole)
+{
+    constexpr double two_to_63 = 9223372036854775808.0;
+    if (whole >= two_to_63) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return whole < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(whole);
+}
+
 std::string accepted(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "an integer from " + std::to_string(integer_bound(parameter.min)) + " to " +
-               std::to_string(integer_bound(parameter.max));
+        return "an integer from " + std::to_string(integer_min(parameter)) + " to " +
+               std::to_string(integer_max(parameter));
     case WorkloadParameter::Type::real:
         return "a number from " + number(parameter.min) + " to " + number(parameter.max);
     case WorkloadParameter::Type::choice: {
@@ -93,13 +103,14 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 
 using detail::bytes_text;
 
-std::int64_t integer_bound(double bound)
+std::int64_t integer_min(const WorkloadParameter& parameter)
 {
-    constexpr double two_to_63 = 9223372036854775808.0;
-    if (bound >= two_to_63) {
-        return std::numeric_limits<std::int64_t>::max();
-    }
-    return bound < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(bound);
+    return clamped_to_int64(std::ceil(parameter.min));
+}
+
+std::int64_t integer_max(const WorkloadParameter& parameter)
+{
+    return clamped_to_int64(std::floor(parameter.max));
 }
 
 namespace {

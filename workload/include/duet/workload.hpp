@@ -39,10 +39,12 @@ struct WorkloadParameter {
     std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
 };
 
-/// An integer parameter's bound (WorkloadParameter::min or max, held as a double) as an int64: a
-/// bound of 2^63 or more, as int64's largest becomes in a double, is int64's largest, and one below
-/// -2^63 its smallest, where converting them would be undefined.
-std::int64_t integer_bound(double bound);
+/// An integer parameter's smallest and largest accepted values: WorkloadParameter::min rounded up and
+/// max rounded down (a min of 0.5 accepts 1 first), as int64s: a bound of 2^63 or more, as int64's
+/// largest becomes in a double, is int64's largest, and one below -2^63 its smallest, where
+/// converting them would be undefined.
+std::int64_t integer_min(const WorkloadParameter& parameter);
+std::int64_t integer_max(const WorkloadParameter& parameter);
 
 class Settings;
 
