@@ -37,9 +37,10 @@ TEST(CliListLimits, ARuleThatIsNoBoundGivesTheLargestValueFoundToWorkAndSaysSo)
     ASSERT_EQ(result.exit_code, 0) << result.err;
     // chunk in 1..1000 must be a multiple of grain, 64: 1 does not work, 64 and 960 do.
     const std::string chunk = misbehaving_row(result.out, "chunk");
-    EXPECT_THAT(chunk, HasSubstr("integer 1..1000; no single limit: the largest value found to work is 960, and some "
-                                 "below it do not (parameters 'chunk' (961) and 'grain' (64) of workload "
-                                 "'misbehaving' break a rule: chunk must be a multiple of grain, the rest at defaults)"))
+    EXPECT_THAT(chunk,
+                HasSubstr("integer 1..1000; no single limit: the largest value found to work is 960, and some "
+                          "below it do not (parameters 'chunk' (961) and 'grain' (64) of workload "
+                          "'misbehaving' break a rule: chunk must be a multiple of grain, the rest at defaults)"))
         << result.out;
     EXPECT_THAT(chunk, Not(HasSubstr("none works")));
     // grain in 1..256 must divide chunk, 64: 64 is the largest, and 3 below it does not work.
