@@ -78,11 +78,12 @@ std::vector<std::int64_t> probes(std::int64_t low, std::int64_t high, std::int64
     return values;
 }
 
-/// Bisection between `low` and `high`, which a larger value needing no less memory and a rule between
-/// two parameters that is a bound make exact; then the probes above and below what it found, which
-/// a rule that is no bound fails ("a multiple of block": at 65 after 64, or at 128): the search goes on
-/// from the largest probe that works, at most 64 times, and says the limit is no single one. The value
-/// shown always worked: the bisection's lower end is a value tried and found to work.
+/// Bisection between `low` and `high`, exact where a larger value needs no less memory and each rule
+/// between two parameters is a bound. A rule that is no bound ("a multiple of block") shows in the
+/// probes: one above the value found that works (128 after 64) takes the search on from there, at
+/// most 64 times, and one below it that fails (65 below 128), or a `low` that fails, makes the limit
+/// no single one. The value shown always worked: the bisection's lower end is a value tried and found
+/// to work.
 Limit limit_of(const std::function<std::optional<std::string>(std::int64_t)>& why_not_at, const std::string& who,
                std::int64_t low, std::int64_t high, std::int64_t usual)
 {
