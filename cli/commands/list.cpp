@@ -7,10 +7,13 @@
 #include "render/records.hpp"
 #include "render/table.hpp"
 
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <vector>
 
 namespace duet::cli {
 
@@ -40,34 +43,108 @@ std::optional<std::string> why_not(const Workload& workload, const WorkloadInfo&
 
 /// The largest value of [low, high] that works, where not all do, and how the listing says it.
 struct Limit {
-    std::string text; ///< "; <who>at most X (why X + 1 does not, ...)", "; <who>none works (why)", or ""
-    std::optional<std::int64_t> largest; ///< none where not even `low` works
+    /// "; <who>at most X (why X + 1 does not, ...)", "; <who>no single limit: ..." where the values that
+    /// work are not all those up to X, "; <who>none works (why)", or ""
+    std::string text;
+    std::optional<std::int64_t> largest; ///< none where no value found works
 };
 
-/// Bisection between `low` and `high`: a larger value needs no less memory, and the rules a workload
-/// states between two parameters are bounds.
-Limit limit_of(const std::function<std::optional<std::string>(std::int64_t)>& why_not_at, const std::string& who,
-               std::int64_t low, std::int64_t high)
+/// The values of [low, high] a search tries beside its bisection, so that a rule that is no bound
+/// (a multiple of another parameter) shows: `usual` (the default), the powers of two, 31 spread
+/// evenly, and above `found` the next 16 and found + 2^i.
+std::vector<std::int64_t> probes(std::int64_t low, std::int64_t high, std::int64_t found, std::int64_t usual)
 {
-    auto reason = why_not_at(high);
-    if (!reason) {
-        return {"", high};
+    std::vector<std::int64_t> values{usual};
+    const auto add = [&](std::uint64_t offset, std::int64_t from) {
+        // Unsigned, since high - low can exceed int64 (a range from negative to int64's largest).
+        if (offset <= static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(from)) {
+            values.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(from) + offset));
+        }
+    };
+    const std::uint64_t span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    for (std::uint64_t part = 1; part < 32; ++part) {
+        add(span / 32 * part, low);
     }
-    if (const auto at_low = why_not_at(low)) {
-        return {"; " + who + "none works (" + *at_low + ")", std::nullopt};
+    for (std::uint64_t step = 1; step <= 16; ++step) {
+        add(step, found);
     }
-    // Unsigned, since high - low can exceed int64 (a range from negative to int64's largest).
-    const auto distance = [&] { return static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low); };
-    while (distance() > 1) {
-        const auto middle = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + distance() / 2);
-        if (auto why = why_not_at(middle)) {
-            high = middle;
-            reason = std::move(why);
-        } else {
-            low = middle;
+    for (int bit = 0; bit < 63; ++bit) {
+        add(std::uint64_t{1} << bit, found);
+        if (const std::int64_t power = std::int64_t{1} << bit; power >= low) {
+            add(static_cast<std::uint64_t>(power) - static_cast<std::uint64_t>(low), low);
         }
     }
-    return {"; " + who + "at most " + std::to_string(low) + " (" + *reason + ", the rest at defaults)", low};
+    std::erase_if(values, [&](std::int64_t value) { return value < low || value > high; });
+    return values;
+}
+
+/// Bisection between `low` and `high`, exact where a larger value needs no less memory and each rule
+/// between two parameters is a bound. A rule that is no bound ("a multiple of block") shows in the
+/// probes: one above the value found that works (128 after 64) takes the search on from there, at
+/// most 64 times, and one below it that fails (65 below 128), or a `low` that fails, makes the limit
+/// no single one. The value shown always worked: the bisection's lower end is a value tried and found
+/// to work.
+Limit limit_of(const std::function<std::optional<std::string>(std::int64_t)>& why_not_at, const std::string& who,
+               std::int64_t low, std::int64_t high, std::int64_t usual)
+{
+    const auto reason_at_high = why_not_at(high);
+    if (!reason_at_high) {
+        return {"", high};
+    }
+    std::map<std::int64_t, bool> tried; // value -> whether it works
+    const auto works = [&](std::int64_t value) {
+        const auto [at, fresh] = tried.try_emplace(value, false);
+        if (fresh) {
+            at->second = !why_not_at(value);
+        }
+        return at->second;
+    };
+    // The largest probe above `above` that works.
+    const auto largest_probe = [&](std::int64_t from, std::int64_t above) {
+        std::optional<std::int64_t> largest;
+        for (const std::int64_t value : probes(low, high, from, usual)) {
+            if (value > above && (!largest || value > *largest) && value != high && works(value)) {
+                largest = value;
+            }
+        }
+        return largest;
+    };
+    std::optional<std::int64_t> found = works(low) ? std::optional(low) : largest_probe(low, low);
+    if (!found) {
+        return {"; " + who + "none works (" + *why_not_at(low) + ")", std::nullopt};
+    }
+    bool single = *found == low;
+    std::int64_t largest = *found;
+    std::string reason = *reason_at_high;
+    for (int search = 1;; ++search) {
+        std::int64_t top = high; // fails
+        reason = *reason_at_high;
+        const auto distance = [&] { return static_cast<std::uint64_t>(top) - static_cast<std::uint64_t>(largest); };
+        while (distance() > 1) {
+            const auto middle = static_cast<std::int64_t>(static_cast<std::uint64_t>(largest) + distance() / 2);
+            if (auto why = why_not_at(middle)) {
+                top = middle;
+                reason = std::move(*why);
+            } else {
+                largest = middle;
+            }
+        }
+        const auto above = search < 64 ? largest_probe(largest, largest + 1) : std::nullopt;
+        if (!above) {
+            break;
+        }
+        single = false;
+        largest = *above;
+    }
+    for (const std::int64_t value : probes(low, high, largest, usual)) {
+        single = single && (value > largest || works(value));
+    }
+    if (single) {
+        return {"; " + who + "at most " + std::to_string(largest) + " (" + reason + ", the rest at defaults)", largest};
+    }
+    return {"; " + who + "no single limit: the largest value found to work is " + std::to_string(largest) +
+                ", and some below it do not (" + reason + ", the rest at defaults)",
+            largest};
 }
 
 /// Where less than an integer parameter's range works, the others at their defaults and the
@@ -78,17 +155,20 @@ std::string parameter_limits(const Workload& workload, const WorkloadInfo& info,
     if (parameter.type != WorkloadParameter::Type::integer) {
         return "";
     }
-    const std::int64_t low = integer_bound(parameter.min);
+    const std::int64_t low = integer_min(parameter);
+    std::int64_t usual = low; // the default, which the search tries too
+    std::from_chars(parameter.default_value.data(), parameter.default_value.data() + parameter.default_value.size(),
+                    usual);
     const Limit rules =
         limit_of([&](std::int64_t value) { return why_not(workload, info, nullptr, parameter.name, value); }, "", low,
-                 integer_bound(parameter.max));
+                 integer_max(parameter), usual);
     std::string text = rules.text;
     if (!rules.largest) {
         return text;
     }
     for (const auto& device : Registry::global().devices()) {
         text += limit_of([&](std::int64_t value) { return why_not(workload, info, &device, parameter.name, value); },
-                         device.selector() + ": ", low, *rules.largest)
+                         device.selector() + ": ", low, *rules.largest, usual)
                     .text;
     }
     return text;

@@ -4,6 +4,7 @@
 #include "commands/commands.hpp"
 #include "model/environment.hpp"
 #include "model/sweep.hpp"
+#include "model/workloads.hpp"
 #include "render/environment.hpp"
 
 #include <duet/error.hpp>
@@ -228,7 +229,12 @@ int main(const std::vector<std::string>& args)
     if (command->handler == run_command || command->handler == compare_command || command->handler == bench_command) {
         check_kernel_cache(); // they build kernels
     }
-    return command->handler(arguments);
+    try {
+        return command->handler(arguments);
+    } catch (const UnknownWorkload& error) {
+        // `duet run --json out`: the word --json left alone is no workload either.
+        throw UsageError(error.what() + arguments.file_note(error.name()));
+    }
 }
 
 } // namespace

@@ -52,8 +52,8 @@ bool is_optional_value(const OptionSpec& option, const std::string& word)
 
 /// The optional_value options of `args` read here rather than by CLI11, which would take whatever
 /// word follows as the value: their values go to `values` ("" for none), each word such an option
-/// left alone to `left`, with the option, for the message should it be one argument too many; the
-/// other arguments are returned.
+/// left alone to `left`, with the option, for the message of a command that fails on it; the other
+/// arguments are returned.
 std::vector<std::string> take_optional_values(const CommandSpec& command, const std::vector<std::string>& args,
                                               std::map<std::string, std::vector<std::string>>& values,
                                               std::map<std::string, std::string>& left)
@@ -165,8 +165,7 @@ Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>&
         }
     }
     app.add_option("arguments", positional_)->expected(0, CLI::detail::expected_max_vector_size);
-    std::map<std::string, std::string> left_by_option;
-    const auto rest = take_optional_values(command, args, values_, left_by_option);
+    const auto rest = take_optional_values(command, args, values_, left_by_option_);
     std::vector<std::string> reversed(rest.rbegin(), rest.rend()); // CLI11 takes them last first
     try {
         app.parse(reversed);
@@ -203,15 +202,25 @@ Arguments::Arguments(const CommandSpec& command, const std::vector<std::string>&
     }
     if (positional_.size() > command.max_arguments) {
         const std::string& extra = positional_[command.max_arguments];
-        const auto option = left_by_option.find(extra);
+        // The word one too many, or one before it that --json left alone and so pushed it out.
+        std::string note = file_note(extra);
+        for (const auto& word : positional_) {
+            note = note.empty() ? file_note(word) : note;
+        }
         throw UsageError("duet " + command.name + ": unexpected argument '" + extra + "'" +
-                         (command.arguments.empty() ? "" : "; it takes " + command.arguments) +
-                         (option == left_by_option.end()
-                              ? ""
-                              : "\n(--" + option->second + " takes the next word as its FILE only when it ends in ." +
-                                    option->second + " or is -; for this file write --" + option->second + "=" + extra +
-                                    ")"));
+                         (command.arguments.empty() ? "" : "; it takes " + command.arguments) + note);
     }
+}
+
+std::string Arguments::file_note(const std::string& word) const
+{
+    const auto option = left_by_option_.find(word);
+    if (option == left_by_option_.end()) {
+        return "";
+    }
+    const std::string& name = option->second;
+    return "\n(--" + name + " takes the next word as its FILE only when it ends in ." + name + " or is -, so '" + word +
+           "' was read as an argument; for this file write --" + name + "=" + word + ")";
 }
 
 std::optional<std::string> Arguments::value(std::string_view option) const

@@ -60,10 +60,14 @@ public:
     std::vector<std::pair<std::string, std::string>> ordered_assignments(std::string_view option) const;
     /// A whole number in [min, max], or `fallback` when the option is absent.
     std::uint64_t number(std::string_view option, std::uint64_t fallback, std::uint64_t min, std::uint64_t max) const;
+    /// Where `word` followed --json or --csv but was not taken as its FILE (`--json out`), a note for
+    /// the message of a command that fails on it, saying how to give it as the FILE; else "".
+    std::string file_note(const std::string& word) const;
 
 private:
     std::vector<std::string> positional_;
     std::map<std::string, std::vector<std::string>> values_;
+    std::map<std::string, std::string> left_by_option_; ///< each word an optional_value option left alone -> it
 };
 
 /// `text` split at `separator`, keeping empty pieces out.

@@ -16,11 +16,15 @@ std::shared_ptr<const Workload> find_workload(const std::string& name)
         if (workload::is_manifest(name)) {
             return workload::load_manifest(name);
         }
-        return WorkloadRegistry::global().find(name);
     } catch (const NotFound& error) {
         throw UsageError(error.message());
     } catch (const InvalidArgument& error) {
         throw UsageError(error.message());
+    }
+    try {
+        return WorkloadRegistry::global().find(name);
+    } catch (const NotFound& error) {
+        throw UnknownWorkload(name, error.message());
     }
 }
 

@@ -10,9 +10,22 @@
 #include <duet/duet.hpp>
 #include <duet/workload.hpp>
 
+#include "model/usage_error.hpp"
+
 namespace duet::cli {
 
-/// The workload called `name`; a UsageError listing the workloads (and plugins that failed to
+/// No workload has the name asked for: a UsageError that keeps the name, so that the command line
+/// can say how that word was read (Arguments::file_note).
+class UnknownWorkload : public UsageError {
+public:
+    UnknownWorkload(std::string name, const std::string& message) : UsageError(message), name_(std::move(name)) {}
+    const std::string& name() const { return name_; }
+
+private:
+    std::string name_;
+};
+
+/// The workload called `name`; an UnknownWorkload listing the workloads (and plugins that failed to
 /// load, with why) when there is none.
 std::shared_ptr<const Workload> find_workload(const std::string& name);
 /// Every workload; a UsageError when no workload plugin loaded.

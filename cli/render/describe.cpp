@@ -58,8 +58,7 @@ std::string accepted_values(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "integer " + std::to_string(integer_bound(parameter.min)) + ".." +
-               std::to_string(integer_bound(parameter.max));
+        return "integer " + std::to_string(integer_min(parameter)) + ".." + std::to_string(integer_max(parameter));
     case WorkloadParameter::Type::real:
         return "real " + format::exact(parameter.min) + ".." + format::exact(parameter.max);
     case WorkloadParameter::Type::choice: {

@@ -43,7 +43,7 @@ TEST(WorkloadRegistrySearch, TheFirstFileOfAWorkloadNameWinsAndTheOtherIsShadowe
     EXPECT_EQ(built->shadowed_by, copy);
     EXPECT_FALSE(built->loaded);
     EXPECT_FALSE(built->failed());
-    EXPECT_NE(built->reason.find("the first file of a name wins"), std::string::npos) << built->reason;
+    EXPECT_NE(built->reason.find("the first file of a name that loads wins"), std::string::npos) << built->reason;
     EXPECT_EQ(std::count_if(registry.workloads().begin(), registry.workloads().end(),
                             [](const auto& workload) { return workload->info().name == "vector_add"; }),
               1);

@@ -42,12 +42,22 @@ std::string number(double value)
     return error == std::errc() ? std::string(text, end) : "?";
 }
 
+/// A whole number held as a double, as an int64: beyond int64's range, the end of the range nearest.
+std::int64_t clamped_to_int64(double whole)
+{
+    constexpr double two_to_63 = 9223372036854775808.0;
+    if (whole >= two_to_63) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return whole < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(whole);
+}
+
 std::string accepted(const WorkloadParameter& parameter)
 {
     switch (parameter.type) {
     case WorkloadParameter::Type::integer:
-        return "an integer from " + std::to_string(integer_bound(parameter.min)) + " to " +
-               std::to_string(integer_bound(parameter.max));
+        return "an integer from " + std::to_string(integer_min(parameter)) + " to " +
+               std::to_string(integer_max(parameter));
     case WorkloadParameter::Type::real:
         return "a number from " + number(parameter.min) + " to " + number(parameter.max);
     case WorkloadParameter::Type::choice: {
@@ -93,13 +103,14 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 
 using detail::bytes_text;
 
-std::int64_t integer_bound(double bound)
+std::int64_t integer_min(const WorkloadParameter& parameter)
 {
-    constexpr double two_to_63 = 9223372036854775808.0;
-    if (bound >= two_to_63) {
-        return std::numeric_limits<std::int64_t>::max();
-    }
-    return bound < -two_to_63 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(bound);
+    return clamped_to_int64(std::ceil(parameter.min));
+}
+
+std::int64_t integer_max(const WorkloadParameter& parameter)
+{
+    return clamped_to_int64(std::floor(parameter.max));
 }
 
 namespace {
@@ -415,8 +426,8 @@ private:
 
 std::string shadowed_reason(const std::string& name, const fs::path& winner)
 {
-    return "shadowed by " + winner.string() + ", found first in the search path, which gives the workload '" + name +
-           "' too: the first file of a name wins";
+    return "shadowed by " + winner.string() + ", found before it in the search path, which gives the workload '" +
+           name + "' too: the first file of a name that loads wins";
 }
 
 /// The workload of the plugin at `path`, once its entry and info() have answered; throws
@@ -483,35 +494,50 @@ WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : d
             candidates.push_back({name, std::move(path), true});
         }
     }
-    // Loaded and listed as before: the libraries by name, then the manifests by name.
+    // Listed as before: the libraries by name, then the manifests by name.
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return std::tie(candidates[a].manifest, candidates[a].name) <
                std::tie(candidates[b].manifest, candidates[b].name);
     });
+    // Opened in search order, so that of one file name the first that loads wins: a file found before
+    // it that did not load (a stale plugin of an older ABI) is listed with why, and shadows nothing.
+    std::vector<WorkloadPluginInfo> infos;
+    std::vector<std::shared_ptr<const Workload>> opened(candidates.size());
+    std::map<std::string, std::size_t> winner; // file name -> the first candidate of it that loaded
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& candidate = candidates[i];
+        WorkloadPluginInfo& info =
+            infos.emplace_back(WorkloadPluginInfo{candidate.name, candidate.path, false, {}, {}});
+        if (const auto first = winner.find(candidate.name); first != winner.end()) {
+            info.shadowed_by = candidates[first->second].path; // not even opened: the file name says whose it is
+            info.reason = shadowed_reason(candidate.name, info.shadowed_by);
+            continue;
+        }
+        try {
+            opened[i] = candidate.manifest ? open_manifest(candidate.path) : open_workload(candidate.path);
+            info.loaded = true;
+            winner.emplace(candidate.name, i);
+        } catch (const std::exception& error) {
+            info.reason = error.what();
+        }
+    }
+    for (auto& info : infos) {
+        if (const auto used = winner.find(info.name);
+            !info.loaded && info.shadowed_by.empty() && used != winner.end()) {
+            info.reason += "; " + candidates[used->second].path.string() + ", found after it, is used instead";
+        }
+    }
     std::vector<std::size_t> plugin_of(candidates.size()); // candidate -> its entry in plugins_
     std::vector<std::size_t> source;                       // workloads_[w] came from candidates[source[w]]
     for (const std::size_t i : order) {
-        const Candidate& candidate = candidates[i];
-        WorkloadPluginInfo info{candidate.name, candidate.path, false, {}, {}};
-        const auto first = std::find_if(candidates.begin(), candidates.end(),
-                                        [&](const Candidate& other) { return other.name == candidate.name; });
-        if (first->path != candidate.path) {
-            info.shadowed_by = first->path; // not even opened: the file name says whose it is
-            info.reason = shadowed_reason(candidate.name, first->path);
-        } else {
-            try {
-                workloads_.push_back(candidate.manifest ? open_manifest(candidate.path)
-                                                        : open_workload(candidate.path));
-                source.push_back(i);
-                info.loaded = true;
-            } catch (const std::exception& error) {
-                info.reason = error.what();
-            }
+        if (opened[i]) {
+            workloads_.push_back(std::move(opened[i]));
+            source.push_back(i);
         }
         plugin_of[i] = plugins_.size();
-        plugins_.push_back(std::move(info));
+        plugins_.push_back(std::move(infos[i]));
     }
     // A workload whose name a file found earlier also gives (a manifest whose `name` is not its file's)
     // is shadowed by that one likewise.

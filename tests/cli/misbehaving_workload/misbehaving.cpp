@@ -3,9 +3,11 @@
 // and from footprint(); fine adds two vectors (wrong.cl's kernel with no offset), so that a
 // comparison shows the runs after a throw still happen. Its parameters reach past what works: n up
 // to 2^24 under the rule n <= limit, limit 4096 by default; huge up to int64's largest, which the
-// double of WorkloadParameter::max rounds up to 2^63. Where DUET_TEST_RUN_LOG names a file, each
-// run appends "start <device>" as it begins and "end <device>" as it ends, so that a test can see
-// whether the runs of a comparison overlapped (took turns) or followed one another.
+// double of WorkloadParameter::max rounds up to 2^63; chunk up to 1000 under a rule that is no bound,
+// chunk a multiple of grain (64 by default), so that the largest chunk that works, 960, is far from
+// the first that does not, 1. Where DUET_TEST_RUN_LOG names a file, each run appends
+// "start <device>" as it begins and "end <device>" as it ends, so that a test can see whether the
+// runs of a comparison overlapped (took turns) or followed one another.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/misbehaving.hpp>
@@ -32,10 +34,14 @@ Spec spec()
                  {"fine", "run_throws", "footprint_throws"},
                  {integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
                   integer_parameter("limit", 4096, 1, 1 << 24, "the largest n allowed"),
-                  integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum")},
+                  integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum"),
+                  integer_parameter("chunk", 64, 1, 1000, "unused; a multiple of grain"),
+                  integer_parameter("grain", 64, 1, 256, "unused; divides chunk")},
                  {},
                  {{"n", "limit", "n must not exceed limit",
-                   [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }}}};
+                   [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }},
+                  {"chunk", "grain", "chunk must be a multiple of grain",
+                   [](const duet::Settings& s) { return s.integer("chunk") % s.integer("grain") == 0; }}}};
     spec.buffers = {input("a", n), input("b", n), output("c", n)};
     spec.prepare = [](const duet::Device& device, const duet::Settings& settings, const std::string&) -> Launch {
         const duet::Kernel kernel = device.build(duet::kernels::misbehaving()).kernel("wrong_add");

@@ -88,5 +88,28 @@ TEST(Options, AWordTheOptionLeftThatIsOneTooManySaysHowToNameTheFile)
     }
 }
 
+TEST(Options, AWordTheOptionLeftThatPushesTheArgumentOutSaysHowToNameTheFile)
+{
+    // `duet run --json out vector_add`: "out" is read as the workload, and vector_add is one too many.
+    try {
+        const Arguments arguments(list_like, {"--json", "out", "vector_add"});
+        FAIL() << "two arguments were accepted";
+    } catch (const UsageError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("unexpected argument 'vector_add'"), std::string::npos) << message;
+        EXPECT_NE(message.find("so 'out' was read as an argument; for this file write --json=out"), std::string::npos)
+            << message;
+    }
+}
+
+TEST(Options, OnlyAWordTheOptionLeftHasAFileNote)
+{
+    const Arguments arguments(list_like, {"--csv", "results", "--json=x"});
+    EXPECT_NE(arguments.file_note("results").find("for this file write --csv=results"), std::string::npos);
+    EXPECT_EQ(arguments.file_note("x"), "");
+    EXPECT_EQ(Arguments(list_like, {"results", "--csv"}).file_note("results"), "") << "no option before it";
+    EXPECT_EQ(Arguments(list_like, {"--csv", "r.csv"}).file_note("r.csv"), "") << "taken as the FILE";
+}
+
 } // namespace
 } // namespace duet::cli

@@ -39,10 +39,12 @@ struct WorkloadParameter {
     std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
 };
 
-/// An integer parameter's bound (WorkloadParameter::min or max, held as a double) as an int64: a
-/// bound of 2^63 or more, as int64's largest becomes in a double, is int64's largest, and one below
-/// -2^63 its smallest, where converting them would be undefined.
-std::int64_t integer_bound(double bound);
+/// An integer parameter's smallest and largest accepted values: WorkloadParameter::min rounded up and
+/// max rounded down (a min of 0.5 accepts 1 first), as int64s: a bound of 2^63 or more, as int64's
+/// largest becomes in a double, is int64's largest, and one below -2^63 its smallest, where
+/// converting them would be undefined.
+std::int64_t integer_min(const WorkloadParameter& parameter);
+std::int64_t integer_max(const WorkloadParameter& parameter);
 
 class Settings;
 
@@ -211,7 +213,7 @@ struct WorkloadPluginInfo {
     std::filesystem::path path;
     bool loaded = false;
     std::string reason; ///< why it did not load, or that it is shadowed
-    /// The file, found first, whose workload of the same name is used instead; empty if none.
+    /// The file, found before it and loaded, whose workload of the same name is used instead; empty if none.
     std::filesystem::path shadowed_by;
 
     /// Did not load through its own fault: neither loaded nor merely shadowed.
@@ -219,13 +221,13 @@ struct WorkloadPluginInfo {
 };
 
 /// Finds and loads workload plugins: DUET_PLUGIN_PATH (':'-separated), the build tree's plugin
-/// directory, and duet/workloads beside libduet_core.so. The first file of a name wins: the folders
-/// in that order, in each a plugin library before a manifest; a later file of the same name, by its
-/// file name or by the workload name it gives, is listed as shadowed by the first and not used. A
-/// plugin that cannot be opened, whose entry or info() throws, or whose entry gives no workload is
-/// listed as not loaded with why, and the others load as usual. Every workload it gives guards the
-/// calls into it: its info() is read once, and anything but a std::exception thrown by footprint()
-/// or run() becomes a duet::Error naming the workload (foreign_exception_text).
+/// directory, and duet/workloads beside libduet_core.so. The first file of a name that loads wins:
+/// the folders in that order, in each a plugin library before a manifest; a later file of the same
+/// name, by its file name or by the workload name it gives, is listed as shadowed by it and not used.
+/// A plugin that cannot be opened, whose entry or info() throws, or whose entry gives no workload is
+/// listed as not loaded with why (and the file used instead, if any), and shadows nothing. Every workload it gives
+/// guards the calls into it: its info() is read once, and anything but a std::exception thrown by footprint() or run()
+/// becomes a duet::Error naming the workload (foreign_exception_text).
 class WorkloadRegistry {
 public:
     static const WorkloadRegistry& global();
