@@ -30,8 +30,9 @@ Spec spec()
                   integer_parameter("limit", 4096, 1, 1 << 24, "the largest n allowed"),
                   integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum")},
                  {},
-                 {{"n", "limit", "n must not exceed limit",
-                   [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }}}};
+                 {{{"n", "limit"}, "n must not exceed limit", [](const duet::Settings& s) {
+                       return s.integer("n") <= s.integer("limit");
+                   }}}};
     spec.buffers = {input("a", n), input("b", n), output("c", n)};
     spec.prepare = [](const duet::Device& device, const duet::Settings& settings, const std::string&) -> Launch {
         const duet::Kernel kernel = device.build(duet::kernels::misbehaving()).kernel("wrong_add");
