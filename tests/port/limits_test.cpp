@@ -7,6 +7,7 @@
 #include <duet/workload/manifest.hpp>
 
 #include "duet_test.hpp"
+#include "expression.hpp"
 #include "manifest_files.hpp"
 
 #include <elf.h>
@@ -34,13 +35,13 @@ TEST(ManifestLimits, RandomBoundsOutsideTheBuffersTypeAreRefusedNamingItsRange)
                                   "within float's range, [-3.4028234663852886e+38, 3.4028234663852886e+38]"))
         << message;
     const std::string x = "x = { type = \"float\", count = \"n\", init = { random = [-1, 1] }";
-    for (const auto& [type, bounds, range] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{{"uint8", "[-1, 1]", "[0, 255]"},
-                                                                        {"uint8", "[0, 256]", "[0, 255]"},
-                                                                        {"int32", "[0, 2147483648]", "[-2147483648, 2147483647]"},
-                                                                        {"int64", "[0, 9223372036854775807]", "[-9223372036854775808, 9223372036854775807]"}}) {
-        message = refusal(manifest_with(dir, x, "x = { type = \"" + type + "\", count = \"n\", init = { random = " +
-                                                    bounds + " }"));
+    for (const auto& [type, bounds, range] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"uint8", "[-1, 1]", "[0, 255]"},
+             {"uint8", "[0, 256]", "[0, 255]"},
+             {"int32", "[0, 2147483648]", "[-2147483648, 2147483647]"},
+             {"int64", "[0, 9223372036854775807]", "[-9223372036854775808, 9223372036854775807]"}}) {
+        message = refusal(
+            manifest_with(dir, x, "x = { type = \"" + type + "\", count = \"n\", init = { random = " + bounds + " }"));
         EXPECT_TRUE(contains(message, "bad.duet.toml:12: buffers.x.init.random: ")) << message;
         EXPECT_TRUE(contains(message, ": the bounds must lie within " + type + "'s range, " + range)) << message;
     }
@@ -69,8 +70,8 @@ TEST(ManifestLimits, SettingsThatBreakTheManifestBreakItsRule)
 {
     TempDir dir;
     // A define that divides by zero for n = 5.
-    auto info = workload::load_manifest(
-                    manifest_with(dir, "source = \"saxpy.cl\"", "source = \"saxpy.cl\"\ndefines = { X = \"100 / (n - 5)\" }"))
+    auto info = workload::load_manifest(manifest_with(dir, "source = \"saxpy.cl\"",
+                                                      "source = \"saxpy.cl\"\ndefines = { X = \"100 / (n - 5)\" }"))
                     ->info();
     EXPECT_NO_THROW(Settings(info, {{"n", "6"}}));
     const std::string broken = "parameters 'n' (5) and 'a' (2.0) of workload 'saxpy' break a rule: the manifest's "
@@ -114,6 +115,13 @@ TEST(ManifestLimits, ALongExpressionIsQuotedShort)
     EXPECT_TRUE(contains(message, "bad.duet.toml:13: buffers.y.count: '" + std::string(60, '(') + "…', column 257: "))
         << message;
     EXPECT_LT(message.size(), 200u) << message;
+    // Cut between characters, never inside one.
+    try {
+        workload::port::Expression(std::string(59, '(') + "é" + std::string(100, ')'), {});
+        ADD_FAILURE() << "parsed";
+    } catch (const workload::port::ExpressionError& error) {
+        EXPECT_TRUE(contains(error.what(), "'" + std::string(59, '(') + "…', column ")) << error.what();
+    }
 }
 
 TEST(ManifestLimits, AManifestThatIsNotARegularFileIsNamedOnce)
@@ -162,11 +170,13 @@ TEST_P(ManifestLimitsOnDevice, AnExecutableAsReferenceLibrarySaysWhyWithoutAStra
     const auto workload = workload::load_manifest(
         manifest_with(dir, args, args + "[reference]\nlibrary = \"true.so\"\nfunction = \"saxpy\"\n"));
     const auto info = workload->info();
-    const auto run = workload::execute(
-        {workload, info, "port", Settings(info, {}), device(), device().selector(), test_seed(), workload::Timing::once()},
-        true);
+    const auto run = workload::execute({workload, info, "port", Settings(info, {}), device(), device().selector(),
+                                        test_seed(), workload::Timing::once()},
+                                       true);
     EXPECT_EQ(run.status, workload::Status::failed);
-    EXPECT_TRUE(contains(run.reason, "bad.duet.toml:21: reference: cannot load " + (dir.path() / "true.so").string() + ": cannot dynamically load ")) << run.reason;
+    EXPECT_TRUE(contains(run.reason, "bad.duet.toml:21: reference: cannot load " + (dir.path() / "true.so").string() +
+                                         ": cannot dynamically load "))
+        << run.reason;
     EXPECT_FALSE(contains(run.reason, "Bad file descriptor")) << run.reason;
     EXPECT_FALSE(contains(run.reason, "boost::dll")) << run.reason;
 }

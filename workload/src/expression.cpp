@@ -26,8 +26,14 @@ std::string to_string(const Number& number)
 
 std::string quoted(const std::string& text)
 {
-    constexpr std::size_t most = 60;
-    return "'" + (text.size() <= most ? text : text.substr(0, most) + "…") + "'";
+    if (text.size() <= 60) {
+        return "'" + text + "'";
+    }
+    std::size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+        --cut; // not inside a UTF-8 character
+    }
+    return "'" + text.substr(0, cut) + "…'";
 }
 
 ExpressionError::ExpressionError(const std::string& problem, std::size_t column)
