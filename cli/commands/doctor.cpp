@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 namespace duet::cli {
 
@@ -86,7 +87,7 @@ struct KernelLimits {
     Device device;
     std::string kernel;
     KernelProperties properties;
-    std::string problem; ///< the build's error (with its log); empty when it built
+    std::string problem; ///< why it has no limits: the build's error (with its log), or the kernel's absence
 };
 
 /// `FILE` or `FILE:NAME`: the source file and the kernel named, empty for all of them.
@@ -128,20 +129,33 @@ std::vector<KernelLimits> kernel_limits(const std::string& request, std::vector<
             continue;
         }
         any_device = true;
+        const std::string built = "--kernel " + file.string() + " builds on " + device_title(device);
+        std::optional<Program> program;
         try {
-            const Program program = device.build(source);
-            std::vector<std::string> names = wanted.empty() ? program.kernel_names() : std::vector{wanted};
-            for (const auto& name : names) {
-                limits.push_back({device, name, program.kernel(name).properties(), ""});
-            }
-            checks.push_back(names.empty()
-                                 ? Check{false, "--kernel " + file.string() + " builds on " + device_title(device) +
-                                                    " but declares no kernel"}
-                                 : Check{true, "--kernel " + file.string() + " builds on " + device_title(device)});
+            program = device.build(source);
         } catch (const Error& error) {
-            limits.push_back({device, wanted, {}, error.message()});
+            limits.push_back({device, wanted, {}, "did not build: " + error.message()});
             checks.push_back({false, "--kernel " + file.string() + " on " + device_title(device) + ": " +
                                          headline(error.message(), 160)});
+            continue;
+        }
+        const std::vector<std::string> names = wanted.empty() ? program->kernel_names() : std::vector{wanted};
+        bool found = !names.empty();
+        for (const auto& name : names) {
+            // The program built: a kernel missing from it (not declared, or renamed by the
+            // compiler, which the message says) is its own problem.
+            try {
+                limits.push_back({device, name, program->kernel(name).properties(), ""});
+            } catch (const Error& error) {
+                limits.push_back({device, name, {}, "built, but " + error.message()});
+                checks.push_back({false, built + ", but " + headline(error.message(), 160)});
+                found = false;
+            }
+        }
+        if (names.empty()) {
+            checks.push_back({false, built + " but declares no kernel"});
+        } else if (found) {
+            checks.push_back({true, built});
         }
     }
     if (!any_device) {
@@ -164,7 +178,7 @@ void print_kernel_limits(const std::vector<KernelLimits>& limits)
     for (const auto& limit : limits) {
         std::vector<std::string> cells{limit.device.selector(), limit.kernel.empty() ? "(all)" : limit.kernel};
         if (!limit.problem.empty()) {
-            table.add_row_with_text(std::move(cells), "did not build: " + headline(limit.problem, 100));
+            table.add_row_with_text(std::move(cells), headline(limit.problem, 100));
             continue;
         }
         for (auto& field : kernel_fields(limit.properties)) {

@@ -233,7 +233,11 @@ int list_command(const Arguments& arguments)
         }
         table.print(std::cout, "    ");
         for (const auto& rule : info.rules) {
-            std::cout << "    rule (" << rule.first << ", " << rule.second << "): " << rule.text << "\n";
+            std::string names;
+            for (const auto& name : rule.parameters) {
+                names += (names.empty() ? "" : ", ") + name;
+            }
+            std::cout << "    rule (" << names << "): " << rule.text << "\n";
         }
         std::cout << "\n";
     }

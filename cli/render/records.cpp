@@ -193,7 +193,8 @@ json::Value workload_json(const WorkloadInfo& info)
     }
     json::Array rules;
     for (const auto& rule : info.rules) {
-        rules.push_back(json::Object{{"parameters", json::Array{rule.first, rule.second}}, {"rule", rule.text}});
+        rules.push_back(json::Object{{"parameters", json::Array(rule.parameters.begin(), rule.parameters.end())},
+                                     {"rule", rule.text}});
     }
     return json::Object{{"name", info.name},
                         {"description", info.description},

@@ -67,12 +67,29 @@ std::optional<boost::dll::shared_library> open_plugin(const fs::path& path, std:
     try {
         library.load(path.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& error) {
-        reason = std::string("the loader could not open it: ") + error.what();
+        reason = "the loader could not open it: " + load_failure_text(error);
         return std::nullopt;
     }
     std::lock_guard lock(mutex);
     libraries->push_back(library);
     return library;
+}
+
+std::string load_failure_text(const std::exception& error)
+{
+    std::string text = error.what();
+    if (const auto* system = dynamic_cast<const boost::dll::fs::system_error*>(&error)) {
+        const std::string errno_text = ": " + system->code().message();
+        if (text.ends_with(errno_text)) {
+            text.erase(text.size() - errno_text.size());
+        }
+        // "boost::dll::shared_library::load() failed (dlerror system message: <dlerror>)"
+        const std::string opening = "(dlerror system message: ";
+        if (const auto at = text.find(opening); at != std::string::npos && text.ends_with(")")) {
+            text = text.substr(at + opening.size(), text.size() - 1 - at - opening.size());
+        }
+    }
+    return text;
 }
 
 std::string join(const std::vector<fs::path>& directories)

@@ -315,8 +315,9 @@ TEST(KitRules, ABrokenRuleNamesBothParameters)
                       {"default"},
                       {integer_parameter("block_x", 32, 1, 1024, ""), integer_parameter("block_y", 8, 1, 1024, "")},
                       {},
-                      {{"block_x", "block_y", "block_x * block_y must not exceed 1024",
-                        [](const Settings& s) { return s.integer("block_x") * s.integer("block_y") <= 1024; }}}};
+                      {{{"block_x", "block_y"}, "block_x * block_y must not exceed 1024", [](const Settings& s) {
+                            return s.integer("block_x") * s.integer("block_y") <= 1024;
+                        }}}};
     EXPECT_NO_THROW(Settings(info, {{"block_x", "32"}, {"block_y", "32"}}));
     const auto error = expect_error<InvalidArgument>([&] { Settings(info, {{"block_x", "64"}, {"block_y", "32"}}); });
     ASSERT_TRUE(error);

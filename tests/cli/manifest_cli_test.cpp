@@ -82,7 +82,10 @@ TEST(ManifestCli, AFifoOrADeviceWhereAFileShouldBeIsNamedAndNothingHangs)
     const fs::path fifo_manifest = plugins.path() / "fifo.duet.toml";
     ASSERT_EQ(::mkfifo(fifo_manifest.c_str(), 0600), 0);
     const auto list = run_to_the_end({"list"}, {{"DUET_PLUGIN_PATH", plugins.path().string()}});
-    EXPECT_THAT(list.err, HasSubstr(fifo_manifest.string() + ": not a regular file (a FIFO)"));
+    // Said once, with no line: the manifest as a whole cannot be read.
+    EXPECT_THAT(list.err,
+                HasSubstr("[duet] manifest: cannot read " + fifo_manifest.string() + ": not a regular file (a FIFO)"));
+    EXPECT_THAT(list.err, Not(HasSubstr("fifo.duet.toml:0")));
     EXPECT_THAT(list.out, HasSubstr("vector_add")) << "the other workloads are listed";
 
     const TempDir dir;
@@ -155,6 +158,53 @@ TEST(ManifestCli, DoctorKernelBuildErrorsNameTheUsersFileAndLine)
     EXPECT_EQ(none.exit_code, 1);
     EXPECT_THAT(none.out, HasSubstr("but declares no kernel"));
     EXPECT_THAT(none.out, Not(HasSubstr("to build it on")));
+}
+
+// A value within its parameter's range that breaks the manifest for these settings (a define that
+// divides by zero) is a bad value: exit 2 naming file, line and field, nothing run; a sweep skips
+// that point with the reason, as it skips one that breaks a rule.
+TEST(ManifestCli, SettingsThatBreakTheManifestAreABadValue)
+{
+    const TempDir dir;
+    const auto manifest =
+        saxpy_with(dir, {{"args = [\"x\", \"y\", \"a\", \"n\"]",
+                          "args = [\"x\", \"y\", \"a\", \"n\"]\ndefines = { X = \"100 / (n - 5)\" }"}});
+    const std::string reason = "saxpy.duet.toml:19: opencl.defines.X: '100 / (n - 5)', column 5: division by zero "
+                               "where n = 5";
+    for (const auto* command : {"run", "compare"}) {
+        const auto result = run_to_the_end({command, manifest.string(), "--set", "n=5"});
+        EXPECT_EQ(result.exit_code, 2) << command << "\n" << result.err;
+        EXPECT_THAT(result.err, HasSubstr("parameters 'n' (5) and 'a' (2.5) of workload 'saxpy' break a rule: "))
+            << command;
+        EXPECT_THAT(result.err, HasSubstr(reason)) << command;
+        EXPECT_THAT(result.out, Not(HasSubstr("opencl:"))) << command << ": nothing runs";
+    }
+    const auto bench = run_to_the_end(
+        {"bench", manifest.string(), "--sweep", "n=5,6", "--repeats", "1", "--warmup", "0", "--json", "-"});
+    EXPECT_EQ(bench.exit_code, 0) << bench.err;
+    EXPECT_THAT(bench.out, HasSubstr("skipped: parameters 'n' (5) and 'a' (2.5) of workload 'saxpy' break a rule: "));
+    EXPECT_THAT(bench.out, HasSubstr(reason));
+}
+
+// `doctor --kernel FILE:NAME` where the program builds but has no such kernel says so, not that
+// it did not build: with PoCL, a kernel named like an OpenCL built-in (dot) is renamed.
+TEST(ManifestCli, DoctorKernelSaysAKernelIsMissingFromAProgramThatBuilt)
+{
+    const TempDir dir;
+    const fs::path file = dir.path() / "dot.cl";
+    std::ofstream(file) << "__kernel void dot(__global float* x) { x[0] = 1.0f; }\n";
+    const auto doctor = run_to_the_end({"doctor", "--kernel", file.string() + ":dot"});
+    if (doctor.out.find("no opencl device to build it on") != std::string::npos) {
+        GTEST_SKIP() << "no OpenCL device";
+    }
+    if (doctor.exit_code == 0) {
+        GTEST_SKIP() << "this compiler keeps the name 'dot'";
+    }
+    EXPECT_EQ(doctor.exit_code, 1);
+    EXPECT_THAT(doctor.out, HasSubstr("FAIL  --kernel " + file.string() + " builds on "));
+    EXPECT_THAT(doctor.out, HasSubstr(", but no kernel 'dot' in program: the compiler renamed it '_cl_dot' ('dot' is "
+                                      "an OpenCL built-in function)"));
+    EXPECT_THAT(doctor.out, Not(HasSubstr("did not build")));
 }
 
 } // namespace

@@ -223,14 +223,16 @@ TEST(Hardening, AnOutputNoArgumentListNamesIsRefused)
 class HardeningOnDevice : public DeviceTest {};
 
 // A define that divides by zero only for the settings asked is an error naming its line, found
-// before anything is built or launched.
+// before anything is built or launched: the settings break the manifest's rule
+// (ManifestLimits.SettingsThatBreakTheManifestBreakItsRule), and a run asked for without the rules
+// checked fails naming it.
 TEST_P(HardeningOnDevice, ADefineThatDividesByZeroForTheSettingsNamesItsLine)
 {
     TempDir dir;
     const auto workload = workload::load_manifest(
         manifest_with(dir, "source = \"saxpy.cl\"", "source = \"saxpy.cl\"\ndefines = { X = \"100 / (n - 5)\" }"));
     const auto info = workload->info();
-    const auto run = workload::execute({workload, info, "port", Settings(info, {{"n", "5"}}), device(),
+    const auto run = workload::execute({workload, info, "port", Settings::without_rules(info, {{"n", "5"}}), device(),
                                         device().selector(), test_seed(), workload::Timing::once()},
                                        true);
     EXPECT_EQ(run.status, workload::Status::failed);

@@ -24,6 +24,18 @@ std::string to_string(const Number& number)
     return written;
 }
 
+std::string quoted(const std::string& text)
+{
+    if (text.size() <= 60) {
+        return "'" + text + "'";
+    }
+    std::size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+        --cut; // not inside a UTF-8 character
+    }
+    return "'" + text.substr(0, cut) + "…'";
+}
+
 ExpressionError::ExpressionError(const std::string& problem, std::size_t column)
     : std::runtime_error(problem), column_(column)
 {
@@ -45,7 +57,7 @@ bool is_name_char(char c)
 
 ExpressionError error_at(const std::string& text, std::size_t column, const std::string& problem)
 {
-    return ExpressionError("'" + text + "', column " + std::to_string(column) + ": " + problem, column);
+    return ExpressionError(quoted(text) + ", column " + std::to_string(column) + ": " + problem, column);
 }
 
 const std::vector<std::pair<std::string, Step::Kind>> functions = {
@@ -61,7 +73,7 @@ public:
 
     std::vector<Step> parse()
     {
-        // Checked before the text is quoted in any message, which the limit keeps short.
+        // Checked before anything is parsed: a text past the limit is not read at all.
         if (text_.size() > max_expression_length) {
             throw ExpressionError("an expression of " + std::to_string(text_.size()) + " characters; the limit is " +
                                       std::to_string(max_expression_length),

@@ -24,6 +24,10 @@ using Number = std::variant<std::int64_t, double>;
 /// "1000"; a real always reads as one: "2.0", "1e-05".
 std::string to_string(const Number& number);
 
+/// An expression's text in quotes for a message: its first 60 characters and "…" where it is
+/// longer, so that a message about a long one stays readable.
+std::string quoted(const std::string& text);
+
 /// A problem with an expression: its text, and where it applies the column (1-based) in it.
 class ExpressionError : public std::runtime_error {
 public:

@@ -2,6 +2,7 @@
 // that each problem is named by file, line and field before anything is built or launched.
 #include "port.hpp"
 
+#include <duet/workload/agreement.hpp>
 #include <duet/workload/manifest.hpp>
 
 #include <duet/detail/file.hpp>
@@ -27,7 +28,8 @@ namespace fs = std::filesystem;
 
 std::string Place::text() const
 {
-    return file.filename().string() + ":" + std::to_string(line) + ": " + field;
+    return file.filename().string() + (line != 0 ? ":" + std::to_string(line) : "") +
+           (field.empty() ? "" : ": " + field);
 }
 
 void fail(const Place& place, const std::string& problem)
@@ -533,6 +535,24 @@ Init read_init(const Table& buffer, ElementType type, const fs::path& folder)
         if (!(init.low <= init.high)) {
             fail(table.at("random"), "low must not exceed high");
         }
+        // The draw is made in double and converted: bounds the type holds give values it holds.
+        with_element_type(type, [&]<class T>(std::type_identity<T>) {
+            const double lowest = static_cast<double>(std::numeric_limits<T>::lowest());
+            const double largest = static_cast<double>(std::numeric_limits<T>::max());
+            // An integer type's largest may round up to a power of 2 in a double: 2^63 itself does not fit.
+            const bool fits = std::is_floating_point_v<T> ? lowest <= init.low && init.high <= largest
+                                                          : lowest <= init.low && init.high < largest + 1;
+            if (!fits) {
+                const auto bound = [](T value) {
+                    return std::is_floating_point_v<T> ? to_string(Number(static_cast<double>(value)))
+                                                       : std::to_string(value);
+                };
+                fail(table.at("random"), "[" + to_string(Number(init.low)) + ", " + to_string(Number(init.high)) +
+                                             "]: the bounds must lie within " + std::string(to_string(type)) +
+                                             "'s range, [" + bound(std::numeric_limits<T>::lowest()) + ", " +
+                                             bound(std::numeric_limits<T>::max()) + "]");
+            }
+        });
     } else if (table.get("constant") != nullptr) {
         init.kind = Init::Kind::constant;
         init.value = table.number("constant");
@@ -586,7 +606,13 @@ BufferDecl read_buffer(const Table& table, const std::string& name, const fs::pa
         }
         if (tolerance->get("ulps") != nullptr) {
             const double ulps = tolerance->number("ulps");
-            // More ulps than 1 / epsilon allow a relative error above 1: any value at all.
+            if (buffer.type != ElementType::f32 && buffer.type != ElementType::f64) {
+                fail(tolerance->at("ulps"), "an output of " + std::string(to_string(buffer.type)) +
+                                                " has no ulps (they count steps between floating-point values); give "
+                                                "its tolerance as relative, |got - want| / max(|want|, 1)");
+            }
+            // ulps × epsilon is the relative error allowed: past 1 / epsilon it exceeds 1, where a
+            // result of the wrong sign, or 0, passes; ulps are for differences in the last digits.
             const double most = 1 / epsilon_of(buffer.type);
             if (!(ulps >= 0 && ulps <= most && ulps == std::floor(ulps))) {
                 fail(tolerance->at("ulps"), to_string(Number(ulps)) + ": must be a whole number from 0 to " +
@@ -736,7 +762,10 @@ Manifest read_manifest(const fs::path& path)
 {
     Manifest manifest;
     manifest.file = path;
-    const std::string text = read_text(path, {path, 0, "manifest"}, max_manifest_bytes);
+    std::string text;
+    if (const auto problem = detail::read_regular_file(path, max_manifest_bytes, text); !problem.empty()) {
+        throw InvalidArgument("duet", "manifest", 0, "", "cannot read " + path.string() + ": " + problem);
+    }
     toml::table document;
     try {
         document = toml::parse(text, path.string());

@@ -4,6 +4,7 @@
 // the manifest names (another kernel pair, a C function, or none: the devices against each other).
 #include "port.hpp"
 
+#include <duet/detail/plugins.hpp>
 #include <duet/error.hpp>
 #include <duet/workload/kit.hpp>
 #include <duet/workload/manifest.hpp>
@@ -62,8 +63,8 @@ Geometry plan_geometry(const LaunchDecl& launch, const std::map<std::string, Num
         for (std::size_t d = 0; d < formulas.size(); ++d) {
             const std::int64_t value = formulas[d].integer(values);
             if (value < 1) {
-                fail(formulas[d].place, std::string(what) + " must be at least 1; '" + formulas[d].expression.text() +
-                                            "' is " + std::to_string(value));
+                fail(formulas[d].place, std::string(what) + " must be at least 1; " +
+                                            quoted(formulas[d].expression.text()) + " is " + std::to_string(value));
             }
             sizes[d] = static_cast<std::size_t>(value);
         }
@@ -123,7 +124,7 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
         const std::int64_t count = buffer.count.integer(plan.values);
         if (count < 1) {
             fail(buffer.count.place,
-                 "must be at least 1; '" + buffer.count.expression.text() + "' is " + std::to_string(count));
+                 "must be at least 1; " + quoted(buffer.count.expression.text()) + " is " + std::to_string(count));
         }
         const auto n = static_cast<std::size_t>(count);
         if (n > (std::numeric_limits<std::size_t>::max() - sentinel_elements) / element_size(buffer.type)) {
@@ -194,12 +195,17 @@ Values initial_values(const BufferDecl& buffer, std::size_t count, std::uint64_t
     return with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) -> Values {
         std::vector<T> values(count);
         std::mt19937_64 engine(seed);
+        const double low = buffer.init.low, high = buffer.init.high;
         switch (buffer.init.kind) {
         case Init::Kind::random:
             for (T& value : values) {
                 if constexpr (std::is_floating_point_v<T>) {
-                    value = std::uniform_real_distribution<T>(static_cast<T>(buffer.init.low),
-                                                              static_cast<T>(buffer.init.high))(engine);
+                    // Weighted in double rather than low + u * (high - low), whose span overflows
+                    // where the bounds are far apart ([-3.4e38, 3.4e38] in float, [-1e308, 1e308]
+                    // in double), and clamped against rounding: the bounds, which the manifest's
+                    // reader checked T holds, bound every value.
+                    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+                    value = static_cast<T>(std::clamp(low * (1 - u) + high * u, low, high));
                 } else {
                     value = static_cast<T>(std::uniform_int_distribution<std::int64_t>(
                         static_cast<std::int64_t>(buffer.init.low),
@@ -493,7 +499,11 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
     try {
         library.load(reference.library.string());
     } catch (const std::exception& error) {
-        fail(reference.place, "cannot load " + reference.library.string() + ": " + error.what());
+        // dlerror's words start with the path, given once.
+        const std::string path = reference.library.string();
+        std::string why = detail::load_failure_text(error);
+        why.erase(0, why.starts_with(path + ": ") ? path.size() + 2 : 0);
+        fail(reference.place, "cannot load " + path + ": " + why);
     }
     if (!library.has(reference.function)) {
         fail(reference.place,
@@ -550,13 +560,14 @@ class PortWorkload final : public Workload {
 public:
     /// Every expression is evaluated for the defaults and each declared test case, so that one
     /// that divides by zero or overflows there is refused with the manifest, not at a run.
-    explicit PortWorkload(Manifest manifest) : manifest_(std::move(manifest))
+    explicit PortWorkload(Manifest manifest)
+        : manifest_(std::make_shared<const Manifest>(std::move(manifest))), info_(manifest_->info)
     {
-        make_plan(manifest_, Settings(manifest_.info, {}));
-        const auto& cases = manifest_.info.test_cases;
+        make_plan(*manifest_, Settings(manifest_->info, {}));
+        const auto& cases = manifest_->info.test_cases;
         for (std::size_t i = 0; i < cases.size(); ++i) {
             try {
-                make_plan(manifest_, Settings(manifest_.info, cases[i]));
+                make_plan(*manifest_, Settings(manifest_->info, cases[i]));
             } catch (const InvalidArgument& error) {
                 std::string values;
                 for (const auto& [name, value] : cases[i]) {
@@ -568,43 +579,58 @@ public:
                                           "): " + error.message());
             }
         }
+        // Values within each parameter's range may still break the manifest (divide by zero in a
+        // define, overflow int32, disagree with a file's size): a rule, so that such settings are
+        // refused as a bad value is, before anything runs, and a sweep skips them.
+        if (!info_.parameters.empty()) {
+            WorkloadRule rule;
+            for (const auto& parameter : info_.parameters) {
+                rule.parameters.push_back(parameter.name);
+            }
+            rule.text = "the manifest's expressions must hold for them";
+            rule.holds = [manifest = manifest_](const Settings& settings) {
+                make_plan(*manifest, settings); // InvalidArgument naming the file, line and field
+                return true;
+            };
+            info_.rules.push_back(std::move(rule));
+        }
     }
 
-    WorkloadInfo info() const override { return manifest_.info; }
+    WorkloadInfo info() const override { return info_; }
 
     Footprint footprint(const RunRequest& request) const override
     {
-        const Plan plan = make_plan(manifest_, request.settings);
+        const Plan plan = make_plan(*manifest_, request.settings);
         Footprint footprint;
         footprint.device_bytes = Spacer::bytes(request.device);
         footprint.largest_buffer = footprint.device_bytes;
-        const int copies = manifest_.reference.kind == Reference::Kind::kernels ? 2 : 1;
+        const int copies = manifest_->reference.kind == Reference::Kind::kernels ? 2 : 1;
         const Dim3 global = plan.range.global();
         const std::size_t items = global.x * global.y * global.z;
-        for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
-            const std::size_t element = element_size(manifest_.buffers[i].type);
+        for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
+            const std::size_t element = element_size(manifest_->buffers[i].type);
             const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element;
             footprint.device_bytes += copies * bytes;
             footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
             // The initial values, an output's host buffer and result, and the reference's copy: a
             // C reference's as long as the launch (Buffers::initial).
-            const std::uint64_t reference_bytes = manifest_.reference.kind == Reference::Kind::library
+            const std::uint64_t reference_bytes = manifest_->reference.kind == Reference::Kind::library
                                                       ? (std::max(plan.counts[i], items) + sentinel_elements) * element
                                                       : bytes;
-            footprint.host_bytes += (manifest_.buffers[i].output ? 3 : 1) * bytes + reference_bytes;
+            footprint.host_bytes += (manifest_->buffers[i].output ? 3 : 1) * bytes + reference_bytes;
         }
         return footprint;
     }
 
     Measurement run(const RunRequest& request) const override
     {
-        const Plan plan = make_plan(manifest_, request.settings);
+        const Plan plan = make_plan(*manifest_, request.settings);
         const Device& device = request.device;
         const Kernel kernel =
-            build_kernel(device, manifest_, manifest_.cuda, manifest_.opencl, manifest_.launch, plan.values);
-        const KernelSource& mine = device.backend() == "cuda" ? manifest_.cuda : manifest_.opencl;
-        const std::vector<std::string> args = mine.args.value_or(manifest_.launch.args);
-        Buffers buffers(manifest_, plan, device, request.seed);
+            build_kernel(device, *manifest_, manifest_->cuda, manifest_->opencl, manifest_->launch, plan.values);
+        const KernelSource& mine = device.backend() == "cuda" ? manifest_->cuda : manifest_->opencl;
+        const std::vector<std::string> args = mine.args.value_or(manifest_->launch.args);
+        Buffers buffers(*manifest_, plan, device, request.seed);
         const Spacer spacer(device);
         Queue queue = device.create_queue();
         Measurement result;
@@ -639,9 +665,9 @@ private:
     double work(const Plan& plan) const
     {
         double bytes = 0;
-        const auto args = manifest_.cuda.args.value_or(manifest_.launch.args);
-        for (std::size_t i = 0; i < manifest_.buffers.size(); ++i) {
-            const BufferDecl& buffer = manifest_.buffers[i];
+        const auto args = manifest_->cuda.args.value_or(manifest_->launch.args);
+        for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
+            const BufferDecl& buffer = manifest_->buffers[i];
             if (std::find(args.begin(), args.end(), buffer.name) != args.end()) {
                 const double times = buffer.output && buffer.init.kind != Init::Kind::none ? 2 : 1;
                 bytes += times * static_cast<double>(plan.counts[i] * element_size(buffer.type));
@@ -655,26 +681,26 @@ private:
     void check(const RunRequest& request, const Plan& plan, const Buffers& buffers, Measurement& result) const
     {
         double loosest = 0;
-        for (const auto& buffer : manifest_.buffers) {
+        for (const auto& buffer : manifest_->buffers) {
             loosest = buffer.output ? std::max(loosest, tolerance_of(buffer)) : loosest;
         }
         result.tolerance = loosest;
         result.tolerance_reason = "as the manifest allows";
-        if (manifest_.reference.kind == Reference::Kind::none || !request.verify) {
+        if (manifest_->reference.kind == Reference::Kind::none || !request.verify) {
             return;
         }
         Values expected;
         result.reference_ms = host_ms([&] {
-            expected = manifest_.reference.kind == Reference::Kind::kernels
-                           ? kernel_reference(manifest_, plan, request.device, request.seed)
-                           : library_reference(manifest_, plan, buffers.initial());
+            expected = manifest_->reference.kind == Reference::Kind::kernels
+                           ? kernel_reference(*manifest_, plan, request.device, request.seed)
+                           : library_reference(*manifest_, plan, buffers.initial());
         });
         // Output by output, each with its tolerance; the first that fails (else the last) is
         // what the measurement reports.
         std::size_t offset = 0;
         bool failed = false;
-        for (std::size_t i = 0; i < manifest_.buffers.size() && !failed; ++i) {
-            const BufferDecl& buffer = manifest_.buffers[i];
+        for (std::size_t i = 0; i < manifest_->buffers.size() && !failed; ++i) {
+            const BufferDecl& buffer = manifest_->buffers[i];
             if (!buffer.output) {
                 continue;
             }
@@ -700,7 +726,8 @@ private:
         result.verified = true;
     }
 
-    Manifest manifest_;
+    std::shared_ptr<const Manifest> manifest_;
+    WorkloadInfo info_; ///< the manifest's, and the rule that its plan can be made
 };
 
 } // namespace

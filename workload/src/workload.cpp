@@ -237,10 +237,25 @@ Settings Settings::without_rules(const WorkloadInfo& info, const std::map<std::s
 std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info) const
 {
     for (const auto& rule : info.rules) {
-        if (!rule.holds(*this)) {
-            return "parameters '" + rule.first + "' (" + value(rule.first) + ") and '" + rule.second + "' (" +
-                   value(rule.second) + ") of workload '" + info.name + "' break a rule: " + rule.text;
+        std::string broken = rule.text;
+        try {
+            if (rule.holds(*this)) {
+                continue;
+            }
+        } catch (const InvalidArgument& error) {
+            broken += ": " + error.message();
         }
+        std::string named;
+        for (std::size_t i = 0; i < rule.parameters.size(); ++i) {
+            const std::string& name = rule.parameters[i];
+            named += (i == 0                            ? ""
+                      : i + 1 == rule.parameters.size() ? " and "
+                                                        : ", ") +
+                     ("'" + name + "' (") + value(name) + ")";
+        }
+        const bool one = rule.parameters.size() == 1;
+        return (one ? "parameter " : "parameters ") + named + " of workload '" + info.name + "' " +
+               (one ? "breaks" : "break") + " a rule: " + broken;
     }
     return std::nullopt;
 }

@@ -21,8 +21,9 @@ public:
                 {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
                  duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
                 {},
-                {{"n", "limit", "n must not exceed limit",
-                  [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }}}};
+                {{{"n", "limit"}, "n must not exceed limit", [](const duet::Settings& s) {
+                      return s.integer("n") <= s.integer("limit");
+                  }}}};
     }
 
     duet::Footprint footprint(const duet::RunRequest& request) const override

@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 7
+#define DUET_WORKLOAD_ABI_VERSION 8
 
 namespace duet {
 
@@ -48,12 +48,13 @@ std::int64_t integer_max(const WorkloadParameter& parameter);
 
 class Settings;
 
-/// A rule between two parameters, checked before anything is enqueued: a value set that breaks
-/// it is an InvalidArgument naming both parameters and the rule.
+/// A rule between parameters, checked before anything is enqueued: a value set that breaks it is
+/// an InvalidArgument naming the parameters, their values and the rule.
 struct WorkloadRule {
-    std::string first;
-    std::string second;
-    std::string text; ///< what must hold, e.g. "block_x * block_y must not exceed 1024"
+    std::vector<std::string> parameters; ///< those it ties together
+    std::string text;                    ///< what must hold, e.g. "block_x * block_y must not exceed 1024"
+    /// Whether it holds; or InvalidArgument saying how these values break it, where that depends
+    /// on them (a manifest's expressions, files and sizes), which the message adds to `text`.
     std::function<bool(const Settings&)> holds;
 };
 

@@ -60,6 +60,11 @@ std::map<std::string, std::filesystem::path> find_named_files(const std::vector<
 /// loader's own words, and nothing is returned.
 std::optional<boost::dll::shared_library> open_plugin(const std::filesystem::path& path, std::string& reason);
 
+/// What Boost.DLL's failure to load a library says, in the loader's own words (dlerror's):
+/// without the errno text it appends, which dlopen does not set, so that it names whatever call
+/// failed before ("Bad file descriptor") and not the cause.
+std::string load_failure_text(const std::exception& error);
+
 /// "a, b, c" for error messages.
 std::string join(const std::vector<std::filesystem::path>& directories);
 
