@@ -110,7 +110,8 @@ int bench_command(const Arguments& arguments)
     for (const auto& point : bench.points) {
         bench.verdict.add(bench.info.name + "/" + point.job.variant + " " +
                               describe_settings(bench.info, point.job.settings.values()) + " on " + point.job.label,
-                          point.status, point.reason, bench.info.has_reference);
+                          point.status, point.reason, bench.info.has_reference ? bench.info.reference : "",
+                          point.cross_checked);
     }
 
     if (outputs.table) {

@@ -175,7 +175,8 @@ int compare_command(const Arguments& arguments)
     run_plans(plans, devices, total, comparison, outputs.table);
     comparison.pairs = api_pairs(comparison.runs);
     for (const auto& run : comparison.runs) {
-        comparison.verdict.add(job_name(run.job), run.status, run.reason, run.job.info.has_reference);
+        comparison.verdict.add(job_name(run.job), run.status, run.reason,
+                               run.job.info.has_reference ? run.job.info.reference : "", run.cross_checked());
     }
 
     if (outputs.table) {
@@ -184,9 +185,9 @@ int compare_command(const Arguments& arguments)
         }
         std::cout
             << "\nms: medians of the timed passes, ± half their interquartile range. max error: against the "
-               "CPU reference;\nULPs: the largest distance from it in units in the last place of max(|reference|, "
-               "1); device Δ: against\nthe base device of the same variant; variant Δ: against the base variant on "
-               "the same device\n(errors relative, absolute below 1)\n"
+               "CPU reference;\nULPs: the largest error relative to max(|reference|, 1) in epsilons of the type, as a "
+               "tolerance in ULPs counts it;\ndevice Δ: against the base device of the same variant; variant Δ: "
+               "against the base variant on the same\ndevice (errors relative, absolute below 1)\n"
             << verdict_summary(comparison.verdict) << (comparison.verdict.ok() ? "" : " Details on standard error.")
             << "\n";
     }

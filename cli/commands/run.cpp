@@ -59,10 +59,15 @@ void print_run(const Run& run)
     }
     for (const auto& [name, ms] :
          m.samples.empty() ? std::vector<std::pair<std::string, double>>{} : m.samples.front().extra_phases) {
-        row(name, m.summary(name), "an extra phase of this workload");
+        row(name, m.summary(name),
+            name == "spacer" ? "duet's, queued before the launch; not in the total (README: Timing)"
+                             : "an extra phase of this workload");
     }
     if (m.verified) {
-        table.add_row({"CPU reference", format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
+        // "CPU reference", "reference kernels": what checked the run, as a row.
+        const std::string& reference = job.info.reference;
+        table.add_row({reference.starts_with("the ") ? reference.substr(4) : reference,
+                       format::milliseconds(m.reference_ms), "", "", "", "", "host clock"});
     }
     for (const auto& [name, value] : m.extras) {
         table.add_row({name, format::figure(value), "", "", "", "", ""});
@@ -82,14 +87,17 @@ void print_run(const Run& run)
                   << "\n";
     }
     if (m.verified) {
-        std::cout << "against the CPU reference: " << m.agreement.describe() << "\nmax error "
+        std::cout << "against " << job.info.reference << ": " << m.agreement.describe() << "\nmax error "
                   << format::error(m.max_error) << ", tolerance " << format::error(m.tolerance)
                   << (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) << "\n";
+    } else if (job.info.has_reference) {
+        std::cout << "against " << job.info.reference << ": not compared; " << job.info.name
+                  << " has a reference, but the run did not check its values against it\n";
     } else {
         std::cout << "against the CPU reference: none; " << job.info.name
                   << " has no reference, so nothing compared the values\n";
     }
-    std::cout << (run.status == Status::ok      ? "result: matches the CPU reference"
+    std::cout << (run.status == Status::ok      ? "result: matches " + job.info.reference
                   : run.status == Status::wrong ? "result: WRONG: " + run.reason
                                                 : "result: " + to_string(run.status) + ": " + run.reason)
               << "\n";

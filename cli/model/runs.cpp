@@ -91,15 +91,20 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
     return pairs;
 }
 
-Verdict::Verdict(std::string noun, std::string agreement) : noun_(std::move(noun)), agreement_(std::move(agreement)) {}
+Verdict::Verdict(std::string noun) : noun_(std::move(noun)) {}
 
-void Verdict::add(const std::string& name, Status status, const std::string& reason, bool referenced)
+void Verdict::add(const std::string& name, Status status, const std::string& reason, const std::string& reference,
+                  bool cross_checked)
 {
     ++total_;
     switch (status) {
     case Status::ok:
         ++ok_;
-        unreferenced_ += referenced ? 0 : 1;
+        unreferenced_ += reference.empty() ? 1 : 0;
+        cross_checked_ += cross_checked ? 1 : 0;
+        if (!reference.empty() && std::find(references_.begin(), references_.end(), reference) == references_.end()) {
+            references_.push_back(reference);
+        }
         return;
     case Status::wrong:
         ++wrong_;
@@ -114,6 +119,11 @@ void Verdict::add(const std::string& name, Status status, const std::string& rea
         run_problems_.push_back(outcome(name, status, reason));
         return;
     }
+}
+
+std::string Verdict::reference() const
+{
+    return references_.empty() ? "" : references_.size() == 1 ? references_.front() : "their references";
 }
 
 void Verdict::add_problem(std::string problem)

@@ -42,13 +42,14 @@ std::vector<ApiPair> api_pairs(const std::vector<Run>& runs);
 /// of problems that the table, the JSON, the HTML report and the exit code all use.
 class Verdict {
 public:
-    /// `noun` is what is counted ("run", "point"); `agreement` what checked ones that are all
-    /// well do ("agree with the CPU reference").
-    Verdict(std::string noun, std::string agreement);
+    /// `noun` is what is counted ("run", "point").
+    explicit Verdict(std::string noun);
 
-    /// One run, named as job_name() names it, and how it came out; `referenced`: its workload has
-    /// a reference (without one, an ok run agreed with other runs only).
-    void add(const std::string& name, Status status, const std::string& reason, bool referenced);
+    /// One run, named as job_name() names it, and how it came out; `reference`: what checked it
+    /// (WorkloadInfo::reference), empty where its workload has none (an ok run agreed with other
+    /// runs only); `cross_checked`: another run's output was compared with its own.
+    void add(const std::string& name, Status status, const std::string& reason, const std::string& reference,
+             bool cross_checked);
     /// A problem outside any run, such as a workload plugin that did not load.
     void add_problem(std::string problem);
 
@@ -58,12 +59,18 @@ public:
 
     struct Counts {
         std::size_t total, checked, ok, wrong, unsupported, failed;
-        std::size_t unreferenced; ///< ok runs whose workload has no reference: checked by each other alone
+        std::size_t unreferenced;  ///< ok runs whose workload has no reference: checked by each other alone
+        std::size_t cross_checked; ///< ok runs whose output was compared with another run's
     };
-    Counts counts() const { return {total_, checked(), ok_, wrong_, unsupported_, failed_, unreferenced_}; }
-    /// What is counted ("run", "point") and what checked ones that are all well do.
+    Counts counts() const
+    {
+        return {total_, checked(), ok_, wrong_, unsupported_, failed_, unreferenced_, cross_checked_};
+    }
+    /// What is counted ("run", "point").
     const std::string& noun() const { return noun_; }
-    const std::string& agreement() const { return agreement_; }
+    /// What checked the ok runs that have a reference: "the CPU reference", "the reference
+    /// kernels", or "their references" where they differ; empty where none has one.
+    std::string reference() const;
 
     /// Wrong and failed runs, the problems added, and when nothing was checked, that and why (each
     /// unsupported run with its reason); empty only when everything asked for was checked and agreed.
@@ -72,8 +79,8 @@ public:
 
 private:
     std::string noun_;
-    std::string agreement_;
-    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0, unreferenced_ = 0;
+    std::vector<std::string> references_; ///< each once, in the order first seen
+    std::size_t total_ = 0, ok_ = 0, wrong_ = 0, unsupported_ = 0, failed_ = 0, unreferenced_ = 0, cross_checked_ = 0;
     std::vector<std::string> run_problems_; ///< wrong and failed runs
     std::vector<std::string> unsupported_runs_;
     std::vector<std::string> other_problems_;
@@ -83,7 +90,7 @@ private:
 struct Comparison {
     std::vector<Run> runs; ///< by workload, then variant, then device
     std::vector<ApiPair> pairs;
-    Verdict verdict{"run", "agree with the CPU reference and with each other"};
+    Verdict verdict{"run"};
     std::uint64_t seed = 1;
     workload::Timing timing;
     bool in_turns = false; ///< the devices of each variant took their passes in turn (workload::execute_in_turns)

@@ -115,6 +115,7 @@ Point point_of(const Run& run)
     Point point(run.job);
     point.status = run.status;
     point.reason = run.reason;
+    point.cross_checked = run.cross_checked();
     if (!run.measured()) {
         return point;
     }

@@ -19,8 +19,9 @@ struct Point {
     Job job;
     Status status = Status::ok;
     std::string reason;
-    bool verified = false; ///< checked against a reference (a workload may have none)
-    double max_error = 0;  ///< of the first repeat, the verified one
+    bool verified = false;      ///< checked against a reference (a workload may have none)
+    bool cross_checked = false; ///< another point's output was compared with its own (Run::cross_checked)
+    double max_error = 0;       ///< of the first repeat, the verified one
     double tolerance = 0;
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::string rate_name = "kernel rate"; ///< what the rate is over (runs.hpp's rate_name)
@@ -44,7 +45,7 @@ struct Benchmark {
     unsigned repeats = 0;
     std::uint64_t seed = 1;
     std::vector<Point> points; ///< by settings, then variant, then device
-    Verdict verdict{"point", "agree with the CPU reference and with each other"};
+    Verdict verdict{"point"};
 };
 
 /// The most points one bench may measure: a sweep is the cross product of its lists, so a few

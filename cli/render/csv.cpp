@@ -80,7 +80,7 @@ std::string comparison_csv(const Comparison& comparison)
         const auto& m = run.measurement;
         const auto& p = run.job.device.properties();
         const auto number = [&](double value) { return run.measured() ? format::exact(value) : std::string(); };
-        const bool compared = run.device.compared() && !run.device.base;
+        const bool compared = run.device.compared();
         const auto kernel = m.summary(Phase::kernel);
         const auto total = m.total_summary();
         const bool checked = run.measured() && m.verified;

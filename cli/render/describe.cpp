@@ -28,11 +28,14 @@ std::string verdict_summary(const Verdict& verdict)
             return text + ". All agree with each other; no CPU reference checked their values (the workload " +
                    "has none).";
         }
+        // "With each other" only where runs were compared with each other.
+        const std::string agreement =
+            "agree with " + verdict.reference() + (counts.cross_checked > 0 ? " and with each other" : "");
         if (counts.unreferenced > 0) {
-            return text + ". All " + verdict.agreement() + ", but " + std::to_string(counts.unreferenced) +
-                   " agree with each other alone: their workload has no CPU reference.";
+            return text + ". All " + agreement + ", but " + std::to_string(counts.unreferenced) +
+                   " agree with each other alone: their workload has no reference.";
         }
-        return text + ". All " + verdict.agreement() + ".";
+        return text + ". All " + agreement + ".";
     }
     return text + ". " + format::count(found.size(), "problem") + ".";
 }

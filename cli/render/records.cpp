@@ -58,15 +58,19 @@ json::Value agreement_json(const workload::Agreement& agreement)
 
 namespace {
 
+/// A run against the base of its group (`with`), or, for the base, the runs that agreed with it
+/// (`confirmed_by`, the widest of their agreements); null where neither.
 json::Value cross_check_json(const workload::Comparison& comparison)
 {
-    if (!comparison.compared()) {
+    if (!comparison.compared() && !comparison.base) {
         return json::Value();
     }
-    return json::Object{{"with", comparison.with},
+    const bool agreed = comparison.compared() || comparison.confirmed();
+    return json::Object{{"with", comparison.compared() ? json::Value(comparison.with) : json::Value()},
                         {"base", comparison.base},
-                        {"allowed", comparison.allowed},
-                        {"agreement", agreement_json(comparison.agreement)}};
+                        {"confirmed_by", comparison.base ? json::Value(comparison.confirmed_by) : json::Value()},
+                        {"allowed", agreed ? json::Value(comparison.allowed) : json::Value()},
+                        {"agreement", agreed ? agreement_json(comparison.agreement) : json::Value()}};
 }
 
 /// What the runner's check pass found of the outputs' writes (its sentinels held, or the run
@@ -102,7 +106,7 @@ json::Value run_json(const Run& run)
         extras.emplace_back(name, value);
     }
     // The base of the devices is compared by the others; its baseline is none.
-    const bool device_compared = run.device.compared() && !run.device.base;
+    const bool device_compared = run.device.compared();
     return json::Object{
         {"workload", run.job.info.name},
         {"variant", run.job.variant},

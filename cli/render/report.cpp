@@ -215,8 +215,7 @@ std::vector<Cell> run_row(const Run& run)
     const auto& m = run.measurement;
     const auto number = [&](std::string text) { return run.measured() ? Cell{std::move(text), "number"} : Cell{}; };
     const auto difference = [](const workload::Comparison& comparison) {
-        return comparison.compared() && !comparison.base ? format::error(comparison.agreement.max_error)
-                                                         : std::string("base");
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string("base");
     };
     return {{run.job.label + " " + run.job.device.properties().name, ""},
             {api_label(run.job.device), ""},
@@ -309,9 +308,9 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
                         "max error", "ULPs", "device Δ", "variant Δ", "result"},
                        rows);
     html += "<p class=\"note\">ms: medians of the timed passes, ± half their interquartile range. ULPs: the "
-            "largest distance from the CPU reference in units in the last place of max(|reference|, 1), the scale "
-            "every tolerance is relative to (the JSON keeps the raw distance too, which near zero runs to "
-            "millions).</p>\n";
+            "largest error relative to max(|reference|, 1), the scale every tolerance is relative to, in epsilons "
+            "of the type, as a tolerance in ULPs counts it (the JSON keeps the raw distance in ULPs too, which "
+            "near zero runs to millions).</p>\n";
     html += ulp_section(runs);
     if (std::any_of(runs.begin(), runs.end(),
                     [](const Run& run) { return run.measured() && phases_overlap(run.measurement); })) {

@@ -53,8 +53,7 @@ void print_runs_table(std::span<const Run> runs)
                  {"variant Δ", Align::right},
                  {"agrees"}});
     const auto difference = [](const workload::Comparison& comparison, const char* base) {
-        return comparison.compared() && !comparison.base ? format::error(comparison.agreement.max_error)
-                                                         : std::string(base);
+        return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
     };
     for (const auto& run : runs) {
         const auto& m = run.measurement;

@@ -84,7 +84,7 @@ TEST_P(KitRunner, AWritePastAnOutputsEndIsCaught)
         [](Queue& queue, const DeviceBuffers& buffers, std::size_t) { queue.fill(buffers.get("c"), 1.0f); }));
     const auto error = expect_error<Error>([&] { workload.run(request_for(device(), workload.info())); });
     ASSERT_TRUE(error);
-    EXPECT_NE(error->message().find("wrote past the end of c"), std::string::npos) << error->message();
+    EXPECT_NE(error->message().find("wrote past the end of 'c'"), std::string::npos) << error->message();
 }
 
 TEST_P(KitRunner, AnOutputNobodyWroteFailsTheReference)

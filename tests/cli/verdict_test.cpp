@@ -88,6 +88,11 @@ std::string saxpy_copy(const TempDir& dir, const std::string& name,
 
 const std::pair<std::string, std::string> no_reference{
     "[reference]\nlibrary = \"libsaxpy_reference.so\"\nfunction = \"saxpy_reference\"", ""};
+/// saxpy's own kernels as its reference, in place of the C function.
+const std::pair<std::string, std::string> kernel_pair_reference{
+    "[reference]\nlibrary = \"libsaxpy_reference.so\"\nfunction = \"saxpy_reference\"",
+    "[reference]\ncuda = { source = \"saxpy.cu\", entry = \"saxpy\" }\nopencl = { source = \"saxpy.cl\", entry = "
+    "\"saxpy\", args = [\"x\", \"y\", \"a\", \"n\"] }"};
 
 /// saxpy's y 100 elements shorter than the launch, and no `index` to refuse it: the kernel
 /// writes past its end.
@@ -154,7 +159,8 @@ TEST(Verdict, TheBaseOfAComparisonThatTheOthersMatchedIsCheckedWithoutAReference
     ASSERT_EQ(runs.array().size(), 2u);
     const auto& base = runs.array()[0];
     EXPECT_EQ(base["status"].string(), "ok") << base["reason"].string();
-    EXPECT_EQ(base["device_agreement"]["with"].string(), devices->second) << "what checked the base";
+    EXPECT_EQ(base["device_agreement"]["confirmed_by"].string(), devices->second) << "what checked the base";
+    EXPECT_TRUE(base["device_agreement"]["with"].is_null()) << "the base was compared against nothing";
     EXPECT_TRUE(base["device_agreement"]["base"].boolean());
     EXPECT_EQ(base["baseline"].string(), "") << "the base has no baseline of its own";
     EXPECT_EQ(runs.array()[1]["baseline"].string(), devices->first);
@@ -267,18 +273,15 @@ TEST(Verdict, AnInPlaceOutputWrittenPastItsEndIsCaughtThoughThePoisonComesBack)
     // finite poison does not survive it. The reference is the same kernel pair, which agrees.
     REQUIRE_TWO_DEVICES(devices);
     const TempDir dir;
-    std::vector<std::pair<std::string, std::string>> edits{short_y};
-    edits.push_back({"[reference]\nlibrary = \"libsaxpy_reference.so\"\nfunction = \"saxpy_reference\"",
-                     "[reference]\ncuda = { source = \"saxpy.cu\", entry = \"saxpy\" }\nopencl = { source = "
-                     "\"saxpy.cl\", entry = \"saxpy\", args = [\"x\", \"y\", \"a\", \"n\"] }"});
+    std::vector<std::pair<std::string, std::string>> edits{short_y, kernel_pair_reference};
     const std::string manifest = saxpy_copy(dir, "past", edits);
     auto args = compare_on(*devices, manifest);
     args.insert(args.end(), {"--set", "n=10000"});
     const auto result = run_duet(args, devices->env);
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
     EXPECT_THAT(result.err, HasSubstr("saxpy/port on " + devices->first +
-                                      ": failed: [duet] workload::check_sentinels: a kernel wrote past the end of "
-                                      "'y': the sentinel 0 elements past it holds"));
+                                      ": failed: [duet] a kernel wrote past the end of "
+                                      "'y': the first element past it holds"));
     EXPECT_THAT(result.out, Not(HasSubstr("All agree")));
 
     // The same kernel within its buffers passes: an in-place output's values are not poison.
@@ -360,8 +363,94 @@ TEST(Verdict, UlpsNearZeroAreShownAtTheToleranceScaleAndTheJsonKeepsTheRawOnes)
     ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
     // The row ends: max error, ULPs, device Δ, variant Δ, agrees.
     EXPECT_TRUE(std::regex_search(table.out, std::regex("e-0[0-9] +1 +base +base +yes\n"))) << table.out;
-    EXPECT_THAT(table.out, HasSubstr("ULPs: the largest distance from it in units in the last place of "
-                                     "max(|reference|, 1)"));
+    EXPECT_THAT(table.out, HasSubstr("ULPs: the largest error relative to max(|reference|, 1) in epsilons of "
+                                     "the type"));
+}
+
+// --- what the verdicts say ---
+
+const EnvChanges wrong_plugins{{"DUET_PLUGIN_PATH", DUET_TEST_WRONG_PLUGIN_DIR}};
+
+TEST(Verdict, ARunThatDidNotCheckItsReferenceDoesNotSayThereIsNone)
+{
+    const std::string device = first_device();
+    if (device.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    const auto run =
+        run_duet({"run", "wrong", "--variant", "unchecked", "--device", device, "--warmup", "0"}, wrong_plugins);
+    EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+    EXPECT_THAT(run.out, Not(HasSubstr("has no reference")));
+    EXPECT_THAT(run.out, HasSubstr("against the CPU reference: not compared; wrong has a reference, but the run did "
+                                   "not check its values against it"));
+    EXPECT_THAT(run.out, HasSubstr("result: WRONG: the workload did not check its result against the CPU reference"));
+}
+
+TEST(Verdict, SummariesNameWhatCheckedTheRunsAndSayEachOtherOnlyWhereRunsWereCompared)
+{
+    REQUIRE_TWO_DEVICES(devices);
+    const TempDir dir;
+    const std::vector<std::string> small{"--set", "n=1000", "--warmup", "0", "--repeats", "2"};
+    const auto compare = [&](const std::string& manifest, const std::string& selectors) {
+        auto args = std::vector<std::string>{"compare", manifest, "--devices", selectors};
+        args.insert(args.end(), small.begin(), small.end());
+        return run_duet(args, devices->env);
+    };
+    // One run checked and one unsupported: nothing compared two runs, so no "each other".
+    EnvChanges wrong_env = devices->env;
+    wrong_env.insert(wrong_plugins.begin(), wrong_plugins.end());
+    const auto one_checked = run_duet({"compare", "wrong", "--variants", "drift,unsupported", "--devices",
+                                       devices->first, "--set", "n=1000", "--warmup", "0", "--repeats", "2"},
+                                      wrong_env);
+    EXPECT_EQ(one_checked.exit_code, 0) << one_checked.out << one_checked.err;
+    EXPECT_THAT(one_checked.out, HasSubstr("2 runs: 1 checked, 1 unsupported. All agree with the CPU reference.\n"));
+    const std::string c_reference = saxpy_copy(dir, "cref", {});
+    const auto alone = compare(c_reference, devices->first);
+    EXPECT_EQ(alone.exit_code, 0) << alone.out << alone.err;
+    EXPECT_THAT(alone.out, HasSubstr("1 run: 1 checked. All agree with the CPU reference.\n"));
+    const auto both = compare(c_reference, devices->first + "," + devices->second);
+    EXPECT_THAT(both.out, HasSubstr("2 runs: 2 checked. All agree with the CPU reference and with each other."));
+
+    // A kernel pair as the reference is named as such, by compare and by run.
+    const std::string kernels = saxpy_copy(dir, "kref", {kernel_pair_reference});
+    const auto pair = compare(kernels, devices->first + "," + devices->second);
+    EXPECT_EQ(pair.exit_code, 0) << pair.out << pair.err;
+    EXPECT_THAT(pair.out, HasSubstr("2 runs: 2 checked. All agree with the reference kernels and with each other."));
+    auto run_args = std::vector<std::string>{"run", kernels, "--device", devices->first};
+    run_args.insert(run_args.end(), small.begin(), small.end());
+    const auto run = run_duet(run_args, devices->env);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_THAT(run.out, HasSubstr("against the reference kernels: all 1000 elements are identical"));
+    EXPECT_THAT(run.out, HasSubstr("result: matches the reference kernels"));
+    EXPECT_THAT(run.out, Not(HasSubstr("CPU reference")));
+    // The spacer is duet's, not an extra phase of the workload.
+    EXPECT_TRUE(std::regex_search(run.out, std::regex("spacer .*duet's, queued before the launch"))) << run.out;
+    EXPECT_THAT(run.out, Not(HasSubstr("an extra phase of this workload")));
+}
+
+TEST(Verdict, TheJsonKeepsABaseThatNoRunAgreedWith)
+{
+    REQUIRE_TWO_DEVICES(devices);
+    EnvChanges env = devices->env;
+    env.insert(wrong_plugins.begin(), wrong_plugins.end());
+    // drift's second run is off by 1e-3: the base, which matches the reference, is confirmed by no one.
+    const auto result = run_duet({"compare", "wrong", "--variants", "drift", "--devices",
+                                  devices->first + "," + devices->second, "--set", "n=1000", "--warmup", "0", "--json"},
+                                 env);
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    const auto document = json::parse(result.out);
+    const auto& runs = document["runs"].array();
+    ASSERT_EQ(runs.size(), 2u);
+    const auto& base = runs[0]["device_agreement"];
+    ASSERT_FALSE(base.is_null()) << "the base of the devices, though no run agreed with it";
+    EXPECT_TRUE(base["base"].boolean());
+    EXPECT_TRUE(base["with"].is_null());
+    EXPECT_EQ(base["confirmed_by"].string(), "");
+    EXPECT_TRUE(base["agreement"].is_null());
+    const auto& other = runs[1]["device_agreement"];
+    EXPECT_EQ(other["with"].string(), devices->first);
+    EXPECT_FALSE(other["base"].boolean());
+    EXPECT_EQ(runs[1]["status"].string(), "wrong");
 }
 
 } // namespace

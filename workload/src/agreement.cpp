@@ -28,25 +28,34 @@ template <class T> __int128 ordinal(T value)
     }
 }
 
-/// The distance of `got` from `want` in units in the last place of max(|want|, 1), rounded up:
-/// what the tolerance's scale makes of the error. UINT64_MAX for NaN; the raw distance where
-/// either is infinite or the type is an integer.
-template <class T> std::uint64_t scaled_ulp_distance(T got, T want, std::uint64_t raw)
+/// A relative error (against max(|want|, 1), as every tolerance is) in epsilons of T, rounded
+/// up: what an `ulps` tolerance counts, so that one of n passes exactly the errors shown as at
+/// most n. UINT64_MAX for NaN (an error of infinity over infinity too); the raw distance for an integer type; an
+/// infinite error the largest count short of the NaN mark.
+template <class T> std::uint64_t scaled_ulp_distance(double error, std::uint64_t raw)
 {
     if constexpr (std::is_floating_point_v<T>) {
-        if (raw == 0 || raw == std::numeric_limits<std::uint64_t>::max() || !std::isfinite(got) ||
-            !std::isfinite(want)) {
-            return raw;
+        constexpr std::uint64_t largest = std::numeric_limits<std::uint64_t>::max() - 1;
+        if (raw == std::numeric_limits<std::uint64_t>::max() || std::isnan(error)) {
+            return std::numeric_limits<std::uint64_t>::max();
         }
-        const T scale = std::max(std::abs(want), T{1});
-        const long double ulp = std::ldexp(1.0L, std::ilogb(scale) - (std::numeric_limits<T>::digits - 1));
-        const long double units =
-            std::ceil(std::abs(static_cast<long double>(got) - static_cast<long double>(want)) / ulp);
-        // Finite, so never the NaN mark.
-        constexpr auto largest = static_cast<long double>(std::numeric_limits<std::uint64_t>::max() - 1);
-        return units >= largest ? std::numeric_limits<std::uint64_t>::max() - 1 : static_cast<std::uint64_t>(units);
+        // Dividing by a power of two is exact, so the count and the tolerance's test agree.
+        const double units = std::ceil(error / static_cast<double>(std::numeric_limits<T>::epsilon()));
+        return units >= static_cast<double>(largest) ? largest : static_cast<std::uint64_t>(units);
     } else {
         return raw;
+    }
+}
+
+/// Whether two elements are the same value: the same bits (a NaN too), or equal (±0, and equal
+/// infinities, whose difference would be NaN).
+template <class T> bool identical(T got, T want)
+{
+    if constexpr (std::is_floating_point_v<T>) {
+        using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        return got == want || std::bit_cast<Bits>(got) == std::bit_cast<Bits>(want);
+    } else {
+        return got == want;
     }
 }
 
@@ -60,10 +69,12 @@ Agreement compare_elements(std::span<const T> got, std::span<const T> want, doub
             continue;
         }
         ++agreement.count;
-        const double error = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) /
-                             std::max(std::abs(static_cast<double>(want[i])), 1.0);
+        const bool same = identical(got[i], want[i]);
+        const double error = same ? 0.0
+                                  : std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) /
+                                        std::max(std::abs(static_cast<double>(want[i])), 1.0);
         const bool nan = std::isnan(error);
-        const std::uint64_t ulps = ulp_distance(got[i], want[i]);
+        const std::uint64_t ulps = same ? 0 : ulp_distance(got[i], want[i]);
         agreement.differing += ulps == 0 ? 0 : 1;
         if (nan || error > tolerance) {
             ++agreement.beyond_tolerance;
@@ -76,8 +87,7 @@ Agreement compare_elements(std::span<const T> got, std::span<const T> want, doub
             agreement.max_ulps = ulps;
             agreement.max_ulps_index = i;
         }
-        if (const std::uint64_t scaled = scaled_ulp_distance(got[i], want[i], ulps);
-            scaled > agreement.max_scaled_ulps) {
+        if (const std::uint64_t scaled = scaled_ulp_distance<T>(error, ulps); scaled > agreement.max_scaled_ulps) {
             agreement.max_scaled_ulps = scaled;
             agreement.max_scaled_ulps_index = i;
         }
@@ -263,7 +273,7 @@ std::string Writes::describe(Shape shape) const
             continue;
         }
         text += (text.empty() ? "" : "; ") + std::to_string(output.unwritten) + " of " + std::to_string(output.size) +
-                " elements of " + output.name + " " +
+                " elements of '" + output.name + "' " +
                 (output.unwritten == 1 ? "was never written (" + where(output.first, shape)
                                        : "were never written (first at " + where(output.first, shape) + ", last at " +
                                              where(output.last, shape)) +
@@ -281,7 +291,7 @@ std::string Agreement::describe() const
         return "the two outputs differ in length";
     }
     if (differing == 0) {
-        return "all " + std::to_string(count) + " elements are identical";
+        return count == 1 ? "the one element is identical" : "all " + std::to_string(count) + " elements are identical";
     }
     const bool integral = type != ElementType::f32 && type != ElementType::f64;
     const std::string ulps = max_scaled_ulps == std::numeric_limits<std::uint64_t>::max()

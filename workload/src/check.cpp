@@ -78,10 +78,10 @@ Run execute(const Job& job, bool verify)
     }
     if (verify && !m.verified && job.info.has_reference) {
         run.status = Status::wrong;
-        add_reason(run, "the workload did not check its result against the CPU reference");
+        add_reason(run, "the workload did not check its result against " + job.info.reference);
     } else if (verify && m.verified && !(m.max_error <= m.tolerance)) {
         run.status = Status::wrong;
-        add_reason(run, "differs from the CPU reference by " + error_text(m.max_error) + " (tolerance " +
+        add_reason(run, "differs from " + job.info.reference + " by " + error_text(m.max_error) + " (tolerance " +
                             error_text(m.tolerance) + (m.tolerance_reason.empty() ? "" : ": " + m.tolerance_reason) +
                             "): " + m.agreement.describe());
     }
@@ -148,8 +148,10 @@ bool judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
 
 /// One group of runs against its baseline, into each run's `slot`, named by `name_of` the base.
 /// Where `same_length_only`, runs whose output length or element type differs from the base's are
-/// left alone. The base's own slot names the runs that agreed with it (the widest difference
-/// among them): they are what checked it where nothing else does.
+/// left alone. The base's own slot names the ok runs that agreed with it over at least one
+/// element (the widest difference among them): they are what checked it where nothing else does.
+/// Without a reference, a base none of them confirmed and the runs that differ from it are all
+/// wrong: which is right depends on nothing but the order of the devices.
 void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, const std::string& (*name_of)(const Run&),
                        bool same_length_only)
 {
@@ -157,26 +159,38 @@ void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, con
     if (base == nullptr) {
         return;
     }
-    Comparison confirmed;
+    Comparison& own = base->*slot;
+    std::vector<Run*> differing;
     for (Run* run : runs) {
         if (run != base && run->measured() &&
             (!same_length_only || (run->measurement.output.size() == base->measurement.output.size() &&
                                    run->measurement.output.type() == base->measurement.output.type()))) {
-            (base->*slot).base = true;
-            if (judge(*run, *base, run->*slot, name_of(*base))) {
-                const Comparison& agreed = run->*slot;
-                if (!confirmed.compared() || agreed.agreement.max_error > confirmed.agreement.max_error) {
-                    confirmed.agreement = agreed.agreement;
-                    confirmed.allowed = agreed.allowed;
+            own.base = true;
+            const Comparison& theirs = run->*slot;
+            if (!judge(*run, *base, run->*slot, name_of(*base))) {
+                differing.push_back(run);
+            } else if (run->status == Status::ok && theirs.agreement.count > 0) {
+                if (!own.confirmed() || theirs.agreement.max_error > own.agreement.max_error) {
+                    own.agreement = theirs.agreement;
+                    own.allowed = theirs.allowed;
                 }
-                confirmed.with += (confirmed.with.empty() ? "" : ", ") + name_of(*run);
+                own.confirmed_by += (own.confirmed_by.empty() ? "" : ", ") + name_of(*run);
             }
         }
     }
-    if (confirmed.compared()) {
-        confirmed.base = true;
-        base->*slot = std::move(confirmed);
+    if (base->job.info.has_reference || base->status != Status::ok || own.confirmed() || differing.empty()) {
+        return;
     }
+    std::string others;
+    double widest = 0;
+    for (Run* run : differing) {
+        others += (others.empty() ? "" : ", ") + name_of(*run);
+        widest = std::max(widest, (run->*slot).agreement.max_error);
+        add_reason(*run, "the workload has no reference to tell whether it or " + name_of(*base) + " is right");
+    }
+    base->status = Status::wrong;
+    add_reason(*base, "differs from " + others + " by " + error_text(widest) +
+                          ", and the workload has no reference to tell which is right");
 }
 
 const std::string& label_of(const Run& run)
@@ -212,12 +226,12 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
         cross_check_group(runs, &Run::variant, variant_of, true);
     }
     for (auto run = begin; run != end; ++run) {
-        if (run->status == Status::ok && !run->job.info.has_reference && !run->device.compared() &&
-            !run->variant.compared()) {
+        if (run->status == Status::ok && !run->job.info.has_reference && !run->cross_checked()) {
             run->status = Status::failed;
-            run->reason = run->device.base || run->variant.base
-                              ? "nothing checked its output: the workload has no reference, and every other device "
-                                "or variant that ran it differs from it"
+            run->reason = run->device.base || run->variant.base || run->device.compared() || run->variant.compared()
+                              ? "nothing checked its output: the workload has no reference, and no other device or "
+                                "variant that ran it was checked against it (each is wrong, or had no element "
+                                "written to compare)"
                               : "nothing checked its output: the workload has no reference, and no other device or "
                                 "variant ran it";
         }

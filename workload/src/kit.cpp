@@ -189,21 +189,28 @@ template <class T> void check_sentinels(std::span<const T> tail, const std::stri
     };
     for (std::size_t i = 0; i < tail.size(); ++i) {
         if (!same_bits(tail[i], expected)) {
-            throw Error("duet", "workload::check_sentinels", 0, "",
-                        "a kernel wrote past the end of " + what + ": the sentinel " + std::to_string(i) +
-                            " elements past it holds " + text(tail[i]) + ", not the poison " + text(expected) +
-                            " it was filled with");
+            // The user's message: what was overwritten, not which call found it.
+            throw Error("duet", "", 0, "",
+                        "a kernel wrote past the end of " + what + ": " +
+                            (i == 0 ? std::string("the first element past it")
+                                    : "the sentinel " + std::to_string(i + 1) + " elements past it") +
+                            " holds " + text(tail[i]) + ", not the poison " + text(expected) + " it was filled with");
         }
     }
 }
 
 template <class T>
-void mark_unwritten(const std::string& name, std::span<const T> timed, std::span<const T> checked, std::size_t offset,
-                    std::size_t total, Writes& writes)
+void judge_check_pass(const std::string& name, std::span<const T> timed, std::span<const T> read, std::size_t offset,
+                      std::size_t total, bool judged, Writes& writes)
 {
+    writes.checked = true; // the sentinels, even where no output's elements can be judged
+    check_sentinels(read.subspan(timed.size()), "'" + name + "'", check_poison<T>());
+    if (!judged) {
+        return;
+    }
     writes.add_output(name, offset, timed.size(), total);
     for (std::size_t i = 0; i < timed.size(); ++i) {
-        if (same_bits(timed[i], poison<T>()) && same_bits(checked[i], check_poison<T>())) {
+        if (same_bits(timed[i], poison<T>()) && same_bits(read[i], check_poison<T>())) {
             writes.mark(i);
         }
     }
@@ -213,8 +220,8 @@ void mark_unwritten(const std::string& name, std::span<const T> timed, std::span
     template T poison<T>();                                                                                            \
     template T check_poison<T>();                                                                                      \
     template void check_sentinels<T>(std::span<const T>, const std::string&, T);                                       \
-    template void mark_unwritten<T>(const std::string&, std::span<const T>, std::span<const T>, std::size_t,           \
-                                    std::size_t, Writes&);
+    template void judge_check_pass<T>(const std::string&, std::span<const T>, std::span<const T>, std::size_t,         \
+                                      std::size_t, bool, Writes&);
 DUET_KIT_INSTANTIATE(float)
 DUET_KIT_INSTANTIATE(double)
 DUET_KIT_INSTANTIATE(std::int32_t)
@@ -524,7 +531,7 @@ public:
             if (array.spec->role == BufferSpec::Role::output) {
                 with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
                     const auto host = array.host.as<const T>();
-                    check_sentinels(host.subspan(array.size), array.spec->name);
+                    check_sentinels(host.subspan(array.size), "'" + array.spec->name + "'");
                     auto& output = result.output.as<T>();
                     output.insert(output.end(), host.begin(), host.begin() + array.size);
                 });
@@ -539,11 +546,9 @@ public:
             for (const auto& array : arrays_) {
                 if (array.spec->role == BufferSpec::Role::output) {
                     with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
-                        const auto host = array.host.as<const T>();
-                        check_sentinels(host.subspan(array.size), array.spec->name, check_poison<T>());
-                        mark_unwritten(array.spec->name,
-                                       std::span<const T>(result.output.as<T>()).subspan(offset, array.size),
-                                       host.first(array.size), offset, result.output.size(), result.writes);
+                        judge_check_pass(array.spec->name,
+                                         std::span<const T>(result.output.as<T>()).subspan(offset, array.size),
+                                         array.host.as<const T>(), offset, result.output.size(), true, result.writes);
                     });
                     offset += array.size;
                 }

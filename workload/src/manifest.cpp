@@ -865,6 +865,7 @@ Manifest read_manifest(const fs::path& path)
             ref.function = reference->string("function");
         } else {
             ref.kind = Reference::Kind::kernels;
+            manifest.info.reference = "the reference kernels";
             ref.cuda = read_source(reference->table("cuda", source_fields), Language::cuda, folder, names);
             ref.opencl = read_source(reference->table("opencl", source_fields), Language::opencl, folder, names);
             if (reference->get("launch") != nullptr) {

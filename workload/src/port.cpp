@@ -35,6 +35,9 @@ struct Plan {
     std::size_t local_bytes = 0;
     std::vector<std::array<std::byte, 8>> scalars; ///< each scalar's value, as the kernel takes it
     std::size_t launches = 1;
+    /// Every work-item the launch runs (grid × block in each dimension), domain or not: how long
+    /// a C reference's host copies must be (Buffers::initial).
+    std::size_t work_items = 0;
 };
 
 /// The index of the buffer `name` in the manifest; SIZE_MAX when it names none.
@@ -48,11 +51,25 @@ std::size_t buffer_index(const Manifest& manifest, const std::string& name)
     return SIZE_MAX;
 }
 
-/// A launch's range, and the work-items that do work: its domain where it has one, else all.
+/// A launch's range, the work-items that do work (its domain where it has one, else all) and all
+/// it runs.
 struct Geometry {
     Range range;
     std::size_t items = 0;
+    std::size_t launched = 0;
 };
+
+/// The product of `factors`; fails at `place`, naming `what`, where it overflows 64 bits.
+std::size_t checked_product(std::initializer_list<std::size_t> factors, const Place& place, const std::string& what)
+{
+    std::size_t product = 1;
+    for (const std::size_t factor : factors) {
+        if (__builtin_mul_overflow(product, factor, &product)) {
+            fail(place, what + " overflow a 64-bit count");
+        }
+    }
+    return product;
+}
 
 Geometry plan_geometry(const LaunchDecl& launch, const std::map<std::string, Number>& values)
 {
@@ -72,10 +89,16 @@ Geometry plan_geometry(const LaunchDecl& launch, const std::map<std::string, Num
     };
     const Dim3 block = evaluate(launch.block, "a block dimension");
     const Dim3 domain = evaluate(launch.domain, "a domain dimension");
+    const std::size_t domain_items =
+        checked_product({domain.x, domain.y, domain.z}, launch.place, "the domain's work-items");
+    const Range range = launch.grid.empty() ? Range::cover(dims, domain, block)
+                                            : Range::grid_block(dims, evaluate(launch.grid, "a grid dimension"), block);
+    const std::size_t launched =
+        checked_product({range.grid.x, range.block.x, range.grid.y, range.block.y, range.grid.z, range.block.z},
+                        launch.place, "the launch's work-items (grid × block)");
     if (launch.grid.empty()) {
-        return {Range::cover(dims, domain, block), domain.x * domain.y * domain.z};
+        return {range, domain_items, launched};
     }
-    const Range range = Range::grid_block(dims, evaluate(launch.grid, "a grid dimension"), block);
     const Dim3 global = range.global();
     const std::array<std::size_t, 3> covered{global.x, global.y, global.z}, wanted{domain.x, domain.y, domain.z};
     for (std::uint32_t d = 0; d < dims; ++d) {
@@ -85,7 +108,7 @@ Geometry plan_geometry(const LaunchDecl& launch, const std::map<std::string, Num
                                            std::to_string(wanted[d]));
         }
     }
-    return {range, launch.domain.empty() ? global.x * global.y * global.z : domain.x * domain.y * domain.z};
+    return {range, launch.domain.empty() ? launched : domain_items, launched};
 }
 
 std::array<std::byte, 8> scalar_bytes(const ScalarDecl& scalar, const std::map<std::string, Number>& values)
@@ -120,6 +143,7 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
     plan.values = parameter_values(manifest, settings);
     const Geometry geometry = plan_geometry(manifest.launch, plan.values);
     plan.range = geometry.range;
+    plan.work_items = geometry.launched;
     for (const auto& buffer : manifest.buffers) {
         const std::int64_t count = buffer.count.integer(plan.values);
         if (count < 1) {
@@ -398,15 +422,10 @@ public:
     /// sentinels judged.
     void judge_writes(const Values& timed, Writes& writes) const
     {
-        writes.checked = true; // the sentinels, even where no output's elements can be judged
         std::size_t offset = 0;
         each_output([&]<class T>(std::size_t i, const BufferDecl& buffer, std::span<const T> host) {
-            check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'", check_poison<T>());
-            if (manifest_.buffers[order_[i]].init.kind == Init::Kind::none) {
-                mark_unwritten("'" + buffer.name + "'",
-                               std::span<const T>(timed.as<T>()).subspan(offset, plan_.counts[i]),
-                               host.first(plan_.counts[i]), offset, timed.size(), writes);
-            }
+            judge_check_pass(buffer.name, std::span<const T>(timed.as<T>()).subspan(offset, plan_.counts[i]), host,
+                             offset, timed.size(), manifest_.buffers[order_[i]].init.kind == Init::Kind::none, writes);
             offset += plan_.counts[i];
         });
     }
@@ -416,13 +435,11 @@ public:
     /// sentinels beyond, all of it poisoned past the buffer's count.
     std::vector<Values> initial() const
     {
-        const Dim3 global = plan_.range.global();
-        const std::size_t items = global.x * global.y * global.z;
         std::vector<Values> values;
         for (const auto& slot : slots_) {
             values.push_back(with_element_type(slot.initial.type(), [&]<class T>(std::type_identity<T>) -> Values {
                 std::vector<T> padded = slot.initial.as<T>();
-                padded.resize(std::max(padded.size(), items) + sentinel_elements, workload::poison<T>());
+                padded.resize(std::max(padded.size(), plan_.work_items) + sentinel_elements, workload::poison<T>());
                 return padded;
             }));
         }
@@ -605,8 +622,6 @@ public:
         footprint.device_bytes = Spacer::bytes(request.device);
         footprint.largest_buffer = footprint.device_bytes;
         const int copies = manifest_->reference.kind == Reference::Kind::kernels ? 2 : 1;
-        const Dim3 global = plan.range.global();
-        const std::size_t items = global.x * global.y * global.z;
         for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
             const std::size_t element = element_size(manifest_->buffers[i].type);
             const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element;
@@ -614,9 +629,10 @@ public:
             footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
             // The initial values, an output's host buffer and result, and the reference's copy: a
             // C reference's as long as the launch (Buffers::initial).
-            const std::uint64_t reference_bytes = manifest_->reference.kind == Reference::Kind::library
-                                                      ? (std::max(plan.counts[i], items) + sentinel_elements) * element
-                                                      : bytes;
+            const std::uint64_t reference_bytes =
+                manifest_->reference.kind == Reference::Kind::library
+                    ? (std::max(plan.counts[i], plan.work_items) + sentinel_elements) * element
+                    : bytes;
             footprint.host_bytes += (manifest_->buffers[i].output ? 3 : 1) * bytes + reference_bytes;
         }
         return footprint;

@@ -1,7 +1,8 @@
 // A workload wrong on purpose, for the CLI tests only (through DUET_PLUGIN_PATH). offset: adds 1e-3
 // and says so against the reference; drift and drift_too: claim to match, but each run in a
 // process adds another 1e-3, so only comparing devices, or variants, catches it; unsupported:
-// throws duet::Unsupported. Its rule (n <= limit) is what the CLI tests break.
+// throws duet::Unsupported; unchecked: computes c and never compares it with its reference. Its rule (n <= limit) is
+// what the CLI tests break.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/wrong.hpp>
@@ -17,7 +18,7 @@ public:
     {
         return {"wrong",
                 "c = a + b, wrong on purpose (CLI tests only)",
-                {"offset", "drift", "drift_too", "unsupported"},
+                {"offset", "drift", "drift_too", "unsupported", "unchecked"},
                 {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
                  duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
                 {},
@@ -66,7 +67,7 @@ public:
         result.work = 3.0 * n * sizeof(float);
         result.tolerance = 0;
         result.tolerance_reason = "one IEEE add per element is exact";
-        if (request.verify) {
+        if (request.verify && request.variant != "unchecked") {
             std::vector<float> expected(n);
             for (std::size_t i = 0; i < n; ++i) {
                 expected[i] = a[i] + b[i];

@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 8
+#define DUET_WORKLOAD_ABI_VERSION 9
 
 namespace duet {
 
@@ -70,6 +70,9 @@ struct WorkloadInfo {
     /// false: no reference computes the expected result (a kernel-pair manifest may name none), so
     /// a run is checked against the other devices and variants only.
     bool has_reference = true;
+    /// What checks a result, as verdicts name it: "the CPU reference", or "the reference
+    /// kernels" where a manifest's reference is another kernel pair, run on the same device.
+    std::string reference = "the CPU reference";
 };
 
 /// Parameter values checked against a WorkloadInfo: every parameter has a value, in its range,

@@ -136,9 +136,10 @@ struct Agreement {
     /// for NaN. Near zero it runs to millions for an error far below any tolerance: raw.
     std::uint64_t max_ulps = 0;
     std::size_t max_ulps_index = 0;
-    /// Largest distance in units in the last place of max(|want|, 1), the scale every tolerance
-    /// is relative to, rounded up: the raw distance where |want| >= 1, and near zero what the
-    /// error is worth there. What tables and messages show.
+    /// Largest relative error (against max(|want|, 1)) in epsilons of the type, rounded up: what
+    /// an `ulps` tolerance counts, so an error within n such ULPs shows as at most n, and near
+    /// zero what the error is worth there; for integers, the difference. What tables and messages
+    /// show.
     std::uint64_t max_scaled_ulps = 0;
     std::size_t max_scaled_ulps_index = 0;
     std::size_t skipped = 0; ///< elements left out: never written (Writes), so not compared

@@ -39,14 +39,21 @@ std::string job_name(const Job& job);
 
 /// One output compared with another run's: which, by how much, and what was allowed.
 struct Comparison {
-    /// The other run: a device label, or a variant; for the base of a group, the runs that agreed
-    /// with it, comma-separated; empty when not compared
+    /// The run it was compared against: a device label, or a variant; empty when not compared
+    /// (the base of a group is not)
     std::string with;
-    Agreement agreement; ///< for a base, the widest of the agreements
+    /// For the base of a group, the runs that agreed with it, comma-separated: ok, and with at
+    /// least one element compared. They are what checked it where no reference does.
+    std::string confirmed_by;
+    Agreement agreement; ///< against `with`; for a base, the widest of the agreements with those confirming it
     double allowed = 0;  ///< the two runs' tolerances summed (each is within its own of the reference)
     bool base = false;   ///< the base of its group, which the others were compared with
 
     bool compared() const { return !with.empty(); }
+    bool confirmed() const { return !confirmed_by.empty(); }
+    /// Another run's output was compared with this one's: it was compared with its base over at
+    /// least one element, or, as a base, runs agreed with it.
+    bool cross_checked() const { return confirmed() || (compared() && agreement.count > 0); }
 };
 
 /// One measured run of a job and its verdict.
@@ -58,6 +65,8 @@ struct Run {
     Comparison device;  ///< against the base device of the same variant
     Comparison variant; ///< against the base variant on the same device
 
+    /// Its output was compared with another run's, across devices or variants.
+    bool cross_checked() const { return device.cross_checked() || variant.cross_checked(); }
     /// It ran and was timed: ok or wrong, or failed only because nothing checked its output.
     bool measured() const { return status == Status::ok || status == Status::wrong || !measurement.samples.empty(); }
 };
@@ -73,8 +82,10 @@ Run execute(const Job& job, bool verify);
 /// than both tolerances becomes wrong), and so are the variants on one device: two variants that
 /// disagree on one device are a disagreement. Variants whose outputs differ in length or element type (computed
 /// over other dimensions) are not compared. Elements either run never wrote are left out (each
-/// such run is wrong already). A run of a workload without a reference that nothing agreed with
-/// (alone, or the base of runs that all differ from it) failed: nothing checked it.
+/// such run is wrong already). Without a reference, a base that no run confirmed and the runs that
+/// differ from it are all wrong, naming each other: nothing tells which is right. A run of a
+/// workload without a reference that nothing else checked (alone, or compared over no element)
+/// failed.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
 
 /// Runs one of a workload's declared test cases (index `test_case` of info.test_cases) with every

@@ -185,12 +185,15 @@ inline constexpr std::size_t sentinel_elements = 1024;
 /// wrote past the end of `what`.
 template <class T> void check_sentinels(std::span<const T> tail, const std::string& what, T expected = poison<T>());
 
-/// Judges in `writes` the output `name`, which starts at `offset` among the `total` elements of
-/// all outputs: each element that held poison<T>() after the timed pass (`timed`) and
-/// check_poison<T>() after the check pass (`checked`) was never written.
+/// After the untimed check pass, one output, `name`, into `writes`: the sentinels past its end in
+/// `read` (what the check pass read back, sentinels included) must hold check_poison<T>()
+/// (check_sentinels), and where `judged`, each element that held poison<T>() after the timed pass
+/// (`timed`) and check_poison<T>() now was never written; the output starts at `offset` among the
+/// `total` elements of all outputs. One that starts with values (updated in place) is not judged:
+/// they are not poison. What every runner with a check pass calls, output by output.
 template <class T>
-void mark_unwritten(const std::string& name, std::span<const T> timed, std::span<const T> checked, std::size_t offset,
-                    std::size_t total, Writes& writes);
+void judge_check_pass(const std::string& name, std::span<const T> timed, std::span<const T> read, std::size_t offset,
+                      std::size_t total, bool judged, Writes& writes);
 
 /// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer of twice
 /// the device's last-level cache and writes nothing. The launch is then already queued when the
