@@ -38,10 +38,12 @@ Spec spec()
                   integer_parameter("chunk", 64, 1, 1000, "unused; a multiple of grain"),
                   integer_parameter("grain", 64, 1, 256, "unused; divides chunk")},
                  {},
-                 {{{"n", "limit"}, "n must not exceed limit",
+                 {{{"n", "limit"},
+                   "n must not exceed limit",
                    [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }},
-                  {{"chunk", "grain"}, "chunk must be a multiple of grain",
-                   [](const duet::Settings& s) { return s.integer("chunk") % s.integer("grain") == 0; }}}};
+                  {{"chunk", "grain"}, "chunk must be a multiple of grain", [](const duet::Settings& s) {
+                       return s.integer("chunk") % s.integer("grain") == 0;
+                   }}}};
     spec.buffers = {input("a", n), input("b", n), output("c", n)};
     spec.prepare = [](const duet::Device& device, const duet::Settings& settings, const std::string&) -> Launch {
         const duet::Kernel kernel = device.build(duet::kernels::misbehaving()).kernel("wrong_add");
