@@ -692,19 +692,12 @@ TEST(Cli, CompareExitsOneNamingAResultThatDiffersFromTheReference)
 
 TEST(Cli, CompareExitsOneWhenDevicesDisagreeThoughEachClaimsToMatch)
 {
-    // Two devices: the machine's own, or else PoCL asked for two CPU devices.
-    EnvChanges env = wrong_plugins;
-    auto devices = run_duet({"devices", "--json"});
-    if (devices_json()["devices"].array().size() < 2) {
-        env["POCL_DEVICES"] = "pthread pthread";
-        devices = run_duet({"devices", "--json"}, env);
-    }
-    const auto listed = parse_or_fail(devices.out);
-    const auto& found = listed["devices"].array();
-    if (found.size() < 2) {
+    const auto two = two_devices(wrong_plugins);
+    if (!two) {
         GTEST_SKIP() << "fewer than two devices, and PoCL gives no second; " << backend_reasons();
     }
-    const std::string first = found[0]["selector"].string(), second = found[1]["selector"].string();
+    const EnvChanges& env = two->env;
+    const std::string &first = two->first, &second = two->second;
     // The drift variant's second run is off by 1e-3, which only comparing the two outputs can see.
     const auto result = run_duet(
         std::vector<std::string>{"compare", "wrong", "--variants", "drift", "--devices", first + "," + second} + small,

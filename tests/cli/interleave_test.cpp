@@ -34,16 +34,12 @@ std::vector<std::string> selectors(const EnvChanges& env)
 
 TEST(CliInterleave, CompareOnTwoDevicesSaysTheyTakeTurnsAndStillAgrees)
 {
-    // Two devices: the machine's own, or else PoCL asked for two CPU devices.
-    EnvChanges env;
-    auto devices = selectors(env);
-    if (devices.size() < 2) {
-        env["POCL_DEVICES"] = "pthread pthread";
-        devices = selectors(env);
-    }
-    if (devices.size() < 2) {
+    const auto two = two_devices();
+    if (!two) {
         GTEST_SKIP() << "fewer than two devices, and PoCL gives no second";
     }
+    const EnvChanges& env = two->env;
+    const std::vector<std::string> devices{two->first, two->second};
     const TempDir out;
     const std::string json_path = (out.path() / "compare.json").string();
     const std::string report_path = (out.path() / "compare.html").string();
@@ -69,15 +65,12 @@ TEST(CliInterleave, CompareOnTwoDevicesSaysTheyTakeTurnsAndStillAgrees)
 
 TEST(CliInterleave, TheRunsOfAVariantOnTwoDevicesOverlap)
 {
-    EnvChanges env{{"DUET_PLUGIN_PATH", DUET_TEST_MISBEHAVING_PLUGIN_DIR}};
-    auto devices = selectors(env);
-    if (devices.size() < 2) {
-        env["POCL_DEVICES"] = "pthread pthread";
-        devices = selectors(env);
-    }
-    if (devices.size() < 2) {
+    const auto two = two_devices({{"DUET_PLUGIN_PATH", DUET_TEST_MISBEHAVING_PLUGIN_DIR}});
+    if (!two) {
         GTEST_SKIP() << "fewer than two devices, and PoCL gives no second";
     }
+    EnvChanges env = two->env;
+    const std::vector<std::string> devices{two->first, two->second};
     const TempDir out;
     const std::string log_path = (out.path() / "runs.log").string();
     env["DUET_TEST_RUN_LOG"] = log_path;

@@ -2,6 +2,7 @@
 #include "process.hpp"
 
 #include "environment.hpp"
+#include "json_reader.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -112,6 +113,20 @@ Completed run_duet(const std::vector<std::string>& args, const EnvChanges& chang
         }
     }
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out_path), read_file(err_path), timed_out};
+}
+
+std::optional<TwoDevices> two_devices(const EnvChanges& base)
+{
+    EnvChanges pocl = base;
+    pocl["POCL_DEVICES"] = "pthread pthread";
+    for (const EnvChanges& env : {base, pocl}) {
+        const auto devices = json::parse(run_duet({"devices", "--json"}, env).out);
+        const auto& found = devices["devices"].array();
+        if (found.size() >= 2) {
+            return TwoDevices{env, found[0]["selector"].string(), found[1]["selector"].string()};
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace duet::test

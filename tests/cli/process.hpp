@@ -33,4 +33,12 @@ Completed run_duet(const std::vector<std::string>& args, const EnvChanges& chang
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);
 
+/// Two devices to compare, and the environment that gives them: the machine's own under `base`,
+/// or else PoCL's two CPU devices (POCL_DEVICES="pthread pthread") added to it.
+struct TwoDevices {
+    EnvChanges env;
+    std::string first, second;
+};
+std::optional<TwoDevices> two_devices(const EnvChanges& base = {});
+
 } // namespace duet::test

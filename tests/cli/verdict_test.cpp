@@ -26,25 +26,6 @@ using ::testing::Not;
 
 const std::filesystem::path ports = DUET_PORTS_DIR;
 
-/// Two devices to compare, and the environment that gives them: the machine's own, or else
-/// PoCL's two CPU devices.
-struct TwoDevices {
-    EnvChanges env;
-    std::string first, second;
-};
-
-std::optional<TwoDevices> two_devices()
-{
-    for (const EnvChanges& env : {EnvChanges{}, EnvChanges{{"POCL_DEVICES", "pthread pthread"}}}) {
-        const auto devices = json::parse(run_duet({"devices", "--json"}, env).out);
-        const auto& found = devices["devices"].array();
-        if (found.size() >= 2) {
-            return TwoDevices{env, found[0]["selector"].string(), found[1]["selector"].string()};
-        }
-    }
-    return std::nullopt;
-}
-
 /// The first device's selector; empty when there is none.
 std::string first_device()
 {
