@@ -362,8 +362,12 @@ duet_status program_create(duet_device device, duet_program_format format, const
                                              std::to_string(static_cast<int>(format)) + " is neither");
         }
         build(*created, options, !recorded);
+        // NVIDIA's OpenCL (580.159 on an H100) crashes inside clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)
+        // for a program that declares no kernel: ask for the names only where there are some.
         created->kernel_names =
-            info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
+            info<std::size_t>(clGetProgramInfo, created->program, CL_PROGRAM_NUM_KERNELS, "clGetProgramInfo") == 0
+                ? std::string()
+                : info_text(clGetProgramInfo, created->program, CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo");
         created->kernel_arguments = recorded ? matched_to_driver(*created, std::move(recorded->kernel_arguments))
                                              : kernel_arguments_from_driver(*created);
         created->kernel_registers = recorded                               ? std::move(recorded->kernel_registers)

@@ -231,7 +231,10 @@ TEST_P(RangeConformance, LocalMemoryAboveTheLimitIsUnsupported)
 TEST_P(RangeConformance, LocalMemoryThatWrapsWithTheStaticBytesIsUnsupported)
 {
     const Kernel kernel = test_kernel(device(), "static_local");
-    ASSERT_GT(kernel.properties().static_local_memory, 0u);
+    if (kernel.properties().static_local_memory == 0) {
+        // PoCL 5.0 (Ubuntu 24.04) answers CL_KERNEL_LOCAL_MEM_SIZE 0 for it; PoCL 3.1 answers 256.
+        GTEST_SKIP() << "the API reports no static local memory for kernel 'static_local', so no size wraps with it";
+    }
     Buffer<float> out = device().alloc<float>(64);
     const std::size_t wraps = std::numeric_limits<std::size_t>::max() - kernel.properties().static_local_memory + 1;
     if (auto error = expect_error<Unsupported>(
