@@ -1,6 +1,6 @@
-// The verdict's second round: ULPs shown as a tolerance in ULPs counts them, the same infinities
-// are no difference, a base is confirmed only by an ok run that compared an element, and without a
-// reference two runs that differ are both wrong whatever the order of the devices.
+// Cross checks and the ULPs shown: a tolerance in ULPs counts what the table shows, the same
+// infinities are no difference, a base is confirmed only by an ok run that compared an element, and
+// without a reference two runs that differ are both wrong whatever the order of the devices.
 #include <duet/workload/check.hpp>
 #include <duet/workload/kit.hpp>
 
