@@ -282,7 +282,7 @@ json::Value doctor_json(const std::vector<Check>& checks, const CacheDiagnosis& 
     for (const auto& check : checks) {
         check_list.push_back(json::Object{{"ok", check.ok}, {"what", check.what}});
     }
-    return json::Object{{"schema", "duet.doctor/1"},
+    return json::Object{{"schema", "duet.doctor/2"},
                         {"ok", all_ok(checks)},
                         {"checks", std::move(check_list)},
                         {"environment", environment_json(Registry::global())},

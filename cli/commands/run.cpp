@@ -144,7 +144,7 @@ int run_command(const Arguments& arguments)
     }
     outputs.write(
         [&] {
-            return json::document(json::Object{{"schema", "duet.run/1"},
+            return json::document(json::Object{{"schema", "duet.run/2"},
                                                {"environment", environment_json(Registry::global())},
                                                {"warmup", job.timing.warmup},
                                                {"timing", timing_json(job.timing)},

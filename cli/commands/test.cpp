@@ -95,7 +95,7 @@ std::string test_json(const std::vector<TestCase>& cases, const Verdict& verdict
                                     {"runs", std::move(runs)}});
     }
     const auto problems = verdict.problems();
-    return json::document(json::Object{{"schema", "duet.test/1"},
+    return json::document(json::Object{{"schema", "duet.test/2"},
                                        {"environment", environment_json(Registry::global())},
                                        {"seed", seed},
                                        {"agree", problems.empty()},

@@ -241,7 +241,7 @@ json::Value comparison_json(const Comparison& comparison)
         pairs.push_back(pair_json(pair));
     }
     const auto problems = comparison.verdict.problems();
-    return json::Object{{"schema", "duet.compare/1"},
+    return json::Object{{"schema", "duet.compare/2"},
                         {"environment", environment_json(Registry::global())},
                         {"seed", comparison.seed},
                         {"warmup", comparison.timing.warmup},
@@ -311,7 +311,7 @@ json::Value bench_json(const Benchmark& bench)
         points.push_back(point_json(point));
     }
     const auto problems = bench.verdict.problems();
-    return json::Object{{"schema", "duet.bench/1"},
+    return json::Object{{"schema", "duet.bench/2"},
                         {"environment", environment_json(Registry::global())},
                         {"workload", workload_json(bench.info)},
                         {"sweeps", std::move(sweeps)},

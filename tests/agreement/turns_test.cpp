@@ -270,7 +270,7 @@ TEST_F(Turns, RunsThatDoNotFitInMemoryTogetherRunOneAfterAnother)
     // holds both runs' memory at once.
     const auto a = logged("A"), b = logged("B");
     Footprint footprint;
-    footprint.host_bytes = *available / 3 * 2;
+    footprint.host_bytes = *available / 20 * 11; // 55%: alone it fits though the memory free moves
     a->claim(footprint);
     b->claim(footprint);
     const std::vector<Job> jobs{job(a, "A", Timing::exactly(2, 0)), job(b, "B", Timing::exactly(2, 0))};

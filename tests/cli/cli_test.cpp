@@ -374,7 +374,7 @@ TEST(Cli, RunJsonHoldsTheMeasurement)
     const auto result = run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json"} + small);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto json = parse_or_fail(result.out);
-    EXPECT_EQ(json["schema"].string(), "duet.run/1");
+    EXPECT_EQ(json["schema"].string(), "duet.run/2");
     EXPECT_EQ(json["run"]["status"].string(), "ok");
     EXPECT_EQ(json["run"]["settings"]["n"].number(), 1000);
     EXPECT_GT(json["run"]["kernel_ms"].number(), 0);
@@ -588,7 +588,7 @@ TEST(Cli, AFailedWriteExitsOneNamingTheFileAndWhy)
                                  small);
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_THAT(result.err, HasSubstr("cannot write /dev/full: No space left on device"));
-    EXPECT_EQ(parse_or_fail(read_file(json_path))["schema"].string(), "duet.compare/1")
+    EXPECT_EQ(parse_or_fail(read_file(json_path))["schema"].string(), "duet.compare/2")
         << "the outputs that could be written are";
     const auto run =
         run_duet(std::vector<std::string>{"run", "vector_add", "--device", device, "--json=/dev/full"} + small);
@@ -619,7 +619,7 @@ TEST(Cli, ADashMeansStandardOutputForEveryOutput)
     EXPECT_EQ(report.out.rfind("<!DOCTYPE html>", 0), 0u) << "the report in place of the table";
     const auto json =
         run_duet(std::vector<std::string>{"compare", "vector_add", "--devices", device, "--json", "-"} + small);
-    EXPECT_EQ(parse_or_fail(json.out)["schema"].string(), "duet.compare/1");
+    EXPECT_EQ(parse_or_fail(json.out)["schema"].string(), "duet.compare/2");
     const auto both = run_duet({"compare", "vector_add", "--report", "-", "--csv"});
     EXPECT_EQ(both.exit_code, 2);
     EXPECT_THAT(both.err, HasSubstr("only one of --csv and --report can go to standard output"));
@@ -633,7 +633,7 @@ TEST(Cli, CompareExitsZeroWhenEverythingAgrees)
     const auto result = run_duet(std::vector<std::string>{"compare", "vector_add", "--json"} + small);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto json = parse_or_fail(result.out);
-    EXPECT_EQ(json["schema"].string(), "duet.compare/1");
+    EXPECT_EQ(json["schema"].string(), "duet.compare/2");
     EXPECT_TRUE(json["agree"].boolean());
     EXPECT_EQ(json["runs"].array().size(), devices_json()["devices"].array().size());
     for (const auto& run : json["runs"].array()) {
@@ -966,7 +966,7 @@ TEST(Cli, BenchSweepsTheCrossProductAndRecordsTheEnvironment)
     EXPECT_THAT(result.err, Not(HasSubstr("\r"))) << "no progress bar when standard error is not a terminal";
 
     const auto json = parse_or_fail(read_file(json_path));
-    EXPECT_EQ(json["schema"].string(), "duet.bench/1");
+    EXPECT_EQ(json["schema"].string(), "duet.bench/2");
     const auto& points = json["points"].array();
     ASSERT_EQ(points.size(), 4u);
     for (const auto& point : points) {

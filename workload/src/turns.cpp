@@ -91,7 +91,7 @@ bool Turn::others_unsettled() const
 std::optional<std::string> why_apart(const std::vector<Job>& jobs)
 {
     struct Need {
-        std::string key; ///< the physical device: its PCI bus id, else its selector
+        std::string key; ///< the physical device: its PCI bus id, else its name and memory size
         std::string name;
         std::uint64_t bytes = 0;
         std::uint64_t has = 0;
@@ -111,12 +111,14 @@ std::optional<std::string> why_apart(const std::vector<Job>& jobs)
             continue;
         }
         const auto& p = job.device.properties();
-        add(host_bytes, footprint.host_bytes);
+        add(host_bytes, host_bytes_needed(footprint, job.device));
         if (p.type == DeviceType::cpu) {
-            add(host_bytes, footprint.device_bytes);
             continue;
         }
-        const std::string key = p.pci_bus_id.empty() ? job.label : p.pci_bus_id;
+        // Where the backend gives no bus id, devices of one name and memory size are taken for one
+        // GPU seen through two APIs: counted together, they are refused turns too soon, never too late.
+        const std::string key =
+            p.pci_bus_id.empty() ? p.name + " with " + std::to_string(p.global_memory) + " bytes" : p.pci_bus_id;
         auto need = std::find_if(devices.begin(), devices.end(), [&](const Need& n) { return n.key == key; });
         if (need == devices.end()) {
             need = devices.insert(devices.end(), {key, job.label + " (" + p.name + ")", 0, p.global_memory});

@@ -183,6 +183,13 @@ std::optional<std::uint64_t> host_available_memory()
     return limit ? std::optional(limit->bytes) : std::nullopt;
 }
 
+std::uint64_t host_bytes_needed(const Footprint& footprint, const Device& device)
+{
+    // A CPU device's memory is the host's: its buffers come out of the same memory as the run's own.
+    return device.properties().type == DeviceType::cpu ? saturating_add(footprint.host_bytes, footprint.device_bytes)
+                                                       : footprint.host_bytes;
+}
+
 void check_fits(const Footprint& footprint, const Device& device, const std::string& what)
 {
     const auto& p = device.properties();
@@ -198,10 +205,8 @@ void check_fits(const Footprint& footprint, const Device& device, const std::str
         refuse("needs a buffer of " + bytes_text(footprint.largest_buffer) + "; the largest allocation " + on +
                " allows is " + bytes_text(p.max_allocation));
     }
-    // A CPU device's memory is the host's: its buffers come out of the same memory as the run's own.
     const bool device_is_host = p.type == DeviceType::cpu;
-    const std::uint64_t host_bytes =
-        device_is_host ? saturating_add(footprint.host_bytes, footprint.device_bytes) : footprint.host_bytes;
+    const std::uint64_t host_bytes = host_bytes_needed(footprint, device);
     if (const auto limit = host_limit(); limit && host_bytes > limit->bytes) {
         refuse("needs " + bytes_text(host_bytes) + " of host memory" +
                (device_is_host ? " (" + bytes_text(footprint.host_bytes) + " of its own and " +

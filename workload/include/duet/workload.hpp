@@ -190,6 +190,10 @@ struct Footprint {
 /// `ulimit -v`) leaves above the address space in use; nullopt where neither is known.
 std::optional<std::uint64_t> host_available_memory();
 
+/// The host memory a run of `footprint` takes on `device`: its own, and a CPU device's buffers too,
+/// whose memory is the host's.
+std::uint64_t host_bytes_needed(const Footprint& footprint, const Device& device);
+
 /// Throws OutOfMemory naming what `footprint` needs and the limit it breaks: the device's global
 /// memory, its largest allocation, or the host memory available now (host_available_memory(), and
 /// for a CPU device, whose memory is the host's, its buffers count there too). `what` names the run.

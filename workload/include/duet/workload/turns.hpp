@@ -39,7 +39,8 @@ private:
 
 /// Why the jobs' runs cannot be held at once, as runs taking turns are (each keeps its buffers
 /// until it ends): the device memory they need together on one physical device (one PCI bus id,
-/// so one GPU seen through CUDA and through OpenCL counts once), or the host memory they need
+/// so one GPU seen through CUDA and through OpenCL counts once; without one, one name and memory
+/// size), or the host memory they need
 /// together (a CPU device's buffers counted there), past what it has. nullopt where they fit. A
 /// job whose footprint throws counts for nothing: its run fails at once and holds nothing.
 std::optional<std::string> why_apart(const std::vector<Job>& jobs);
