@@ -7,6 +7,8 @@
 #include <duet/detail/plugins.hpp>
 #include <duet/detail/text.hpp>
 
+#include "saturating.hpp"
+
 #include <boost/dll/runtime_symbol_info.hpp>
 
 #include <sys/resource.h>
@@ -102,6 +104,7 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 } // namespace
 
 using detail::bytes_text;
+using detail::saturating_add;
 
 std::int64_t integer_min(const WorkloadParameter& parameter)
 {
@@ -168,11 +171,6 @@ std::optional<HostLimit> host_limit()
         }
     }
     return limit;
-}
-
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b)
-{
-    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
 }
 
 } // namespace
