@@ -404,12 +404,30 @@ namespace {
 /// A loaded workload behind the one guard every later call into it passes: its description, read
 /// once at load, and whatever its footprint() or run() throw that is not a std::exception turned
 /// into a duet::Error naming the workload, so that it fails that run instead of aborting duet and
-/// with it every other result (`compare all`).
+/// with it every other result (`compare all`). Its rules' checks likewise: whatever one throws
+/// becomes the InvalidArgument a rule's check may throw, naming the workload and the rule, so that
+/// the value is a rule broken (a point skipped, a limit listed) rather than the end of list or bench.
 class GuardedWorkload final : public Workload {
 public:
     GuardedWorkload(std::shared_ptr<const Workload> workload, WorkloadInfo info)
         : workload_(std::move(workload)), info_(std::move(info))
     {
+        for (auto& rule : info_.rules) {
+            rule.holds = [holds = std::move(rule.holds), workload = info_.name,
+                          check = "check of the rule '" + rule.text + "'"](const Settings& settings) {
+                try {
+                    return holds(settings);
+                } catch (const InvalidArgument&) {
+                    throw;
+                } catch (const std::exception& error) {
+                    fail<InvalidArgument>("duet", "WorkloadRule::holds",
+                                          "the workload plugin '" + workload + "' threw from its " + check + ": " +
+                                              error.what());
+                } catch (...) {
+                    fail<InvalidArgument>("duet", "WorkloadRule::holds", foreign_exception_text(workload, check));
+                }
+            };
+        }
     }
     WorkloadInfo info() const override { return info_; }
     Footprint footprint(const RunRequest& request) const override
