@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "environment.hpp"
@@ -207,6 +209,53 @@ TEST(CliRobustness, APluginThatThrowsWhatIsNotAStdExceptionFailsThatRunAlone)
     }
     EXPECT_GE(fine, 1u) << "the runs after a throw still ran";
     EXPECT_EQ(runs.size(), 3 * fine);
+}
+
+// --- A rule's check that throws (an int, a std::runtime_error) is that rule broken, naming the
+// workload and the rule: list, run and a bench sweep neither abort nor lose the other values ---
+
+TEST(CliRobustness, ARuleWhoseCheckThrowsIsABrokenRuleNamingTheWorkloadAndTheRule)
+{
+    const std::string rule = "breaks a rule: trap must be below 7: the workload plugin 'misbehaving' threw ";
+    const std::string foreign = rule + "an exception that is not a std::exception from its check of the rule 'trap "
+                                       "must be below 7'";
+    const auto list = run_duet({"list"}, misbehaving);
+    ASSERT_NE(list.exit_code, -1) << "duet died of a signal: " << list.err;
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_THAT(list.out, HasSubstr("vector_add: ")) << "the listing went on after it";
+    EXPECT_THAT(list.out,
+                HasSubstr("integer 0..16; at most 6 (parameter 'trap' (7) of workload 'misbehaving' " + foreign));
+
+    for (const auto& [value, why] : {std::pair{"7", foreign}, std::pair{"8", rule + "from its check of the rule "
+                                                                                    "'trap must be below 7': trap 8 "
+                                                                                    "sprung"}}) {
+        const auto run = run_duet({"run", "misbehaving", "--set", std::string("trap=") + value}, misbehaving);
+        ASSERT_NE(run.exit_code, -1) << "duet died of a signal: " << run.err;
+        EXPECT_EQ(run.exit_code, 2) << run.err;
+        EXPECT_THAT(run.err,
+                    HasSubstr("parameter 'trap' (" + std::string(value) + ") of workload 'misbehaving' " + why));
+    }
+
+    if (!device_of_type()) {
+        GTEST_SKIP() << "no device for the sweep";
+    }
+    const auto bench = run_duet({"bench", "misbehaving", "--variants", "fine", "--sweep", "trap=7,6,8,5", "--repeats",
+                                 "1", "--warmup", "0", "--json"},
+                                misbehaving);
+    ASSERT_NE(bench.exit_code, -1) << "duet died of a signal: " << bench.err;
+    EXPECT_EQ(bench.exit_code, 0) << bench.err;
+    std::map<double, std::pair<std::string, std::string>> points; // trap -> status, reason
+    const auto document = json::parse(bench.out);
+    for (const auto& point : document["points"].array()) {
+        points[point["settings"]["trap"].number()] = {point["status"].string(), point["reason"].string()};
+    }
+    ASSERT_EQ(points.size(), 4u) << bench.out;
+    EXPECT_EQ(points[5].first, "ok") << points[5].second;
+    EXPECT_EQ(points[6].first, "ok") << points[6].second;
+    EXPECT_EQ(points[7].first, "unsupported");
+    EXPECT_THAT(points[7].second, HasSubstr(foreign));
+    EXPECT_EQ(points[8].first, "unsupported");
+    EXPECT_THAT(points[8].second, HasSubstr("trap 8 sprung"));
 }
 
 // --- C18: a parameter whose maximum does not work is listed with the largest that does ---

@@ -55,5 +55,45 @@ TEST(WorkloadRegistrySearch, AFileThatDidNotLoadShadowsNothingAndTheNextOfItsNam
     }
 }
 
+// Of each workload name exactly one loaded file is used, and every note names the file used: a file
+// whose workload another file, found before it, gives claims nothing, so the next file of its file
+// name is opened and may give its own workload; and a file that did not load is told of that one,
+// not of the shadowed file between them.
+TEST(WorkloadRegistrySearch, AFileWhoseWorkloadIsShadowedLetsTheNextFileOfItsNameBeUsed)
+{
+    const fs::path built(DUET_BUILD_WORKLOAD_DIR);
+    // In search order: vector_add; a stale plugin named bandwidth; vector_add again under bandwidth's
+    // file name; bandwidth itself.
+    const TempDir first, stale, impostor, last;
+    const fs::path vector_add = first.path() / "libduet_workload_vector_add.so";
+    const fs::path failed = stale.path() / "libduet_workload_bandwidth.so";
+    const fs::path shadowed = impostor.path() / "libduet_workload_bandwidth.so";
+    const fs::path bandwidth = last.path() / "libduet_workload_bandwidth.so";
+    fs::copy_file(built / "libduet_workload_vector_add.so", vector_add);
+    fs::copy_file(fs::path(DUET_FAULT_WORKLOAD_DIR) / "libduet_workload_fault_throwing_entry.so", failed);
+    fs::copy_file(built / "libduet_workload_vector_add.so", shadowed);
+    fs::copy_file(built / "libduet_workload_bandwidth.so", bandwidth);
+    const WorkloadRegistry registry({first.path(), stale.path(), impostor.path(), last.path()});
+
+    for (const char* name : {"vector_add", "bandwidth"}) {
+        EXPECT_EQ(std::count_if(registry.workloads().begin(), registry.workloads().end(),
+                                [&](const auto& workload) { return workload->info().name == name; }),
+                  1)
+            << name;
+    }
+    EXPECT_TRUE(plugin_at(registry, vector_add).loaded) << plugin_at(registry, vector_add).reason;
+    const WorkloadPluginInfo& used = plugin_at(registry, bandwidth);
+    EXPECT_TRUE(used.loaded) << used.reason;
+    EXPECT_TRUE(used.shadowed_by.empty()) << "shadowed by " << used.shadowed_by;
+    const WorkloadPluginInfo& impostor_info = plugin_at(registry, shadowed);
+    EXPECT_FALSE(impostor_info.loaded);
+    EXPECT_EQ(impostor_info.shadowed_by, vector_add) << impostor_info.reason;
+    const WorkloadPluginInfo& failed_info = plugin_at(registry, failed);
+    EXPECT_TRUE(failed_info.failed());
+    EXPECT_NE(failed_info.reason.find(bandwidth.string() + ", found after it, is used instead"), std::string::npos)
+        << failed_info.reason;
+    EXPECT_EQ(failed_info.reason.find(shadowed.string()), std::string::npos) << failed_info.reason;
+}
+
 } // namespace
 } // namespace duet::test

@@ -3,6 +3,7 @@
 // device clock and repeated until the median settles, the outputs checked against the reference
 // the manifest names (another kernel pair, a C function, or none: the devices against each other).
 #include "port.hpp"
+#include "saturating.hpp"
 
 #include <duet/detail/plugins.hpp>
 #include <duet/error.hpp>
@@ -151,7 +152,10 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
                  "must be at least 1; " + quoted(buffer.count.expression.text()) + " is " + std::to_string(count));
         }
         const auto n = static_cast<std::size_t>(count);
-        if (n > (std::numeric_limits<std::size_t>::max() - sentinel_elements) / element_size(buffer.type)) {
+        // The most elements, sentinels after them, whose size in bytes fits 64 bits.
+        const std::size_t most =
+            (std::numeric_limits<std::size_t>::max() - sentinel_elements) / element_size(buffer.type);
+        if (n > most) {
             fail(buffer.count.place, std::to_string(n) + " elements of " + std::string(to_string(buffer.type)) +
                                          " overflow a 64-bit size in bytes");
         }
@@ -169,6 +173,14 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
             fail(buffer.place, "its file holds " +
                                    std::to_string(buffer.init.bytes.size() / element_size(buffer.type)) +
                                    " elements; count is " + std::to_string(n));
+        }
+        // A C reference's host copy is as long as the launch where that is longer (Buffers::initial).
+        if (manifest.reference.kind == Reference::Kind::library && plan.work_items > most) {
+            fail(manifest.launch.place, std::to_string(plan.work_items) +
+                                            " work-items overflow a 64-bit size in bytes for the C reference's copy "
+                                            "of buffer '" +
+                                            buffer.name + "' (" + std::string(to_string(buffer.type)) + "): at most " +
+                                            std::to_string(most));
         }
         plan.counts.push_back(n);
     }
@@ -622,18 +634,24 @@ public:
         footprint.device_bytes = Spacer::bytes(request.device);
         footprint.largest_buffer = footprint.device_bytes;
         const int copies = manifest_->reference.kind == Reference::Kind::kernels ? 2 : 1;
+        // Saturating, so that no sum of sizes make_plan let through can wrap to a size that fits.
+        using detail::saturating_add;
+        using detail::saturating_multiply;
         for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
             const std::size_t element = element_size(manifest_->buffers[i].type);
-            const std::uint64_t bytes = (plan.counts[i] + sentinel_elements) * element;
-            footprint.device_bytes += copies * bytes;
+            const std::uint64_t bytes = saturating_multiply(saturating_add(plan.counts[i], sentinel_elements), element);
+            footprint.device_bytes = saturating_add(footprint.device_bytes, saturating_multiply(copies, bytes));
             footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
             // The initial values, an output's host buffer and result, and the reference's copy: a
             // C reference's as long as the launch (Buffers::initial).
             const std::uint64_t reference_bytes =
                 manifest_->reference.kind == Reference::Kind::library
-                    ? (std::max(plan.counts[i], plan.work_items) + sentinel_elements) * element
+                    ? saturating_multiply(saturating_add(std::max(plan.counts[i], plan.work_items), sentinel_elements),
+                                          element)
                     : bytes;
-            footprint.host_bytes += (manifest_->buffers[i].output ? 3 : 1) * bytes + reference_bytes;
+            footprint.host_bytes = saturating_add(
+                footprint.host_bytes,
+                saturating_add(saturating_multiply(manifest_->buffers[i].output ? 3 : 1, bytes), reference_bytes));
         }
         return footprint;
     }

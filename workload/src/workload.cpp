@@ -7,6 +7,8 @@
 #include <duet/detail/plugins.hpp>
 #include <duet/detail/text.hpp>
 
+#include "saturating.hpp"
+
 #include <boost/dll/runtime_symbol_info.hpp>
 
 #include <sys/resource.h>
@@ -102,6 +104,7 @@ template <class E> [[noreturn]] void fail(const std::string& backend, const char
 } // namespace
 
 using detail::bytes_text;
+using detail::saturating_add;
 
 std::int64_t integer_min(const WorkloadParameter& parameter)
 {
@@ -168,11 +171,6 @@ std::optional<HostLimit> host_limit()
         }
     }
     return limit;
-}
-
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b)
-{
-    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
 }
 
 } // namespace
@@ -411,12 +409,30 @@ namespace {
 /// A loaded workload behind the one guard every later call into it passes: its description, read
 /// once at load, and whatever its footprint() or run() throw that is not a std::exception turned
 /// into a duet::Error naming the workload, so that it fails that run instead of aborting duet and
-/// with it every other result (`compare all`).
+/// with it every other result (`compare all`). Its rules' checks likewise: whatever one throws
+/// becomes the InvalidArgument a rule's check may throw, naming the workload and the rule, so that
+/// the value is a rule broken (a point skipped, a limit listed) rather than the end of list or bench.
 class GuardedWorkload final : public Workload {
 public:
     GuardedWorkload(std::shared_ptr<const Workload> workload, WorkloadInfo info)
         : workload_(std::move(workload)), info_(std::move(info))
     {
+        for (auto& rule : info_.rules) {
+            rule.holds = [holds = std::move(rule.holds), workload = info_.name,
+                          check = "check of the rule '" + rule.text + "'"](const Settings& settings) {
+                try {
+                    return holds(settings);
+                } catch (const InvalidArgument&) {
+                    throw;
+                } catch (const std::exception& error) {
+                    fail<InvalidArgument>("duet", "WorkloadRule::holds",
+                                          "the workload plugin '" + workload + "' threw from its " + check + ": " +
+                                              error.what());
+                } catch (...) {
+                    fail<InvalidArgument>("duet", "WorkloadRule::holds", foreign_exception_text(workload, check));
+                }
+            };
+        }
     }
     WorkloadInfo info() const override { return info_; }
     Footprint footprint(const RunRequest& request) const override
@@ -521,65 +537,54 @@ WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : d
         return std::tie(candidates[a].manifest, candidates[a].name) <
                std::tie(candidates[b].manifest, candidates[b].name);
     });
-    // Opened in search order, so that of one file name the first that loads wins: a file found before
-    // it that did not load (a stale plugin of an older ABI) is listed with why, and shadows nothing.
+    // Opened in search order, and used where it loads and gives a workload no file found before it
+    // gives: of one workload name the first such file wins (a manifest whose `name` is not its file's
+    // shadows likewise), and of one file name the first file used wins, the later ones not even
+    // opened. A file found before it that did not load (a stale plugin of an older ABI), or whose
+    // workload is another's, is listed with why, and shadows nothing.
     std::vector<WorkloadPluginInfo> infos;
     std::vector<std::shared_ptr<const Workload>> opened(candidates.size());
-    std::map<std::string, std::size_t> winner; // file name -> the first candidate of it that loaded
+    std::map<std::string, std::size_t> used_file;     // file name -> the candidate of it used
+    std::map<std::string, std::size_t> used_workload; // workload name -> the candidate giving it
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate& candidate = candidates[i];
         WorkloadPluginInfo& info =
             infos.emplace_back(WorkloadPluginInfo{candidate.name, candidate.path, false, {}, {}});
-        if (const auto first = winner.find(candidate.name); first != winner.end()) {
+        if (const auto first = used_file.find(candidate.name); first != used_file.end()) {
             info.shadowed_by = candidates[first->second].path; // not even opened: the file name says whose it is
             info.reason = shadowed_reason(candidate.name, info.shadowed_by);
             continue;
         }
+        std::shared_ptr<const Workload> workload;
         try {
-            opened[i] = candidate.manifest ? open_manifest(candidate.path) : open_workload(candidate.path);
-            info.loaded = true;
-            winner.emplace(candidate.name, i);
+            workload = candidate.manifest ? open_manifest(candidate.path) : open_workload(candidate.path);
         } catch (const std::exception& error) {
             info.reason = error.what();
+            continue;
         }
+        const std::string name = workload->info().name;
+        if (const auto first = used_workload.find(name); first != used_workload.end()) {
+            info.shadowed_by = candidates[first->second].path;
+            info.reason = shadowed_reason(name, info.shadowed_by);
+            continue;
+        }
+        info.loaded = true;
+        opened[i] = std::move(workload);
+        used_file.emplace(candidate.name, i);
+        used_workload.emplace(name, i);
     }
     for (auto& info : infos) {
-        if (const auto used = winner.find(info.name);
-            !info.loaded && info.shadowed_by.empty() && used != winner.end()) {
+        if (const auto used = used_file.find(info.name);
+            !info.loaded && info.shadowed_by.empty() && used != used_file.end()) {
             info.reason += "; " + candidates[used->second].path.string() + ", found after it, is used instead";
         }
     }
-    std::vector<std::size_t> plugin_of(candidates.size()); // candidate -> its entry in plugins_
-    std::vector<std::size_t> source;                       // workloads_[w] came from candidates[source[w]]
     for (const std::size_t i : order) {
         if (opened[i]) {
             workloads_.push_back(std::move(opened[i]));
-            source.push_back(i);
         }
-        plugin_of[i] = plugins_.size();
         plugins_.push_back(std::move(infos[i]));
     }
-    // A workload whose name a file found earlier also gives (a manifest whose `name` is not its file's)
-    // is shadowed by that one likewise.
-    std::map<std::string, std::size_t> first_of; // workload name -> the earliest candidate giving it
-    for (std::size_t w = 0; w < workloads_.size(); ++w) {
-        auto& first = first_of.try_emplace(workloads_[w]->info().name, source[w]).first->second;
-        first = std::min(first, source[w]);
-    }
-    std::vector<std::shared_ptr<const Workload>> kept;
-    for (std::size_t w = 0; w < workloads_.size(); ++w) {
-        const std::string name = workloads_[w]->info().name;
-        const std::size_t first = first_of.at(name);
-        if (first == source[w]) {
-            kept.push_back(workloads_[w]);
-            continue;
-        }
-        WorkloadPluginInfo& plugin = plugins_[plugin_of[source[w]]];
-        plugin.loaded = false;
-        plugin.shadowed_by = candidates[first].path;
-        plugin.reason = shadowed_reason(name, plugin.shadowed_by);
-    }
-    workloads_ = std::move(kept);
 }
 
 std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) const

@@ -5,7 +5,8 @@
 // to 2^24 under the rule n <= limit, limit 4096 by default; huge up to int64's largest, which the
 // double of WorkloadParameter::max rounds up to 2^63; chunk up to 1000 under a rule that is no bound,
 // chunk a multiple of grain (64 by default), so that the largest chunk that works, 960, is far from
-// the first that does not, 1. Where DUET_TEST_RUN_LOG names a file, each run appends
+// the first that does not, 1; trap up to 16 under a rule whose check throws an int at 7 and a
+// std::runtime_error above it, rather than answering. Where DUET_TEST_RUN_LOG names a file, each run appends
 // "start <device>" as it begins and "end <device>" as it ends, so that a test can see whether the
 // runs of a comparison overlapped (took turns) or followed one another.
 #include <duet/workload/kit.hpp>
@@ -16,6 +17,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -36,13 +39,23 @@ Spec spec()
                   integer_parameter("limit", 4096, 1, 1 << 24, "the largest n allowed"),
                   integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum"),
                   integer_parameter("chunk", 64, 1, 1000, "unused; a multiple of grain"),
-                  integer_parameter("grain", 64, 1, 256, "unused; divides chunk")},
+                  integer_parameter("grain", 64, 1, 256, "unused; divides chunk"),
+                  integer_parameter("trap", 0, 0, 16, "unused; its rule's check throws from 7 up")},
                  {},
                  {{{"n", "limit"},
                    "n must not exceed limit",
                    [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }},
-                  {{"chunk", "grain"}, "chunk must be a multiple of grain", [](const duet::Settings& s) {
-                       return s.integer("chunk") % s.integer("grain") == 0;
+                  {{"chunk", "grain"},
+                   "chunk must be a multiple of grain",
+                   [](const duet::Settings& s) { return s.integer("chunk") % s.integer("grain") == 0; }},
+                  {{"trap"}, "trap must be below 7", [](const duet::Settings& s) -> bool {
+                       if (s.integer("trap") == 7) {
+                           throw 7;
+                       }
+                       if (s.integer("trap") > 7) {
+                           throw std::runtime_error("trap " + std::to_string(s.integer("trap")) + " sprung");
+                       }
+                       return true;
                    }}}};
     spec.buffers = {input("a", n), input("b", n), output("c", n)};
     spec.prepare = [](const duet::Device& device, const duet::Settings& settings, const std::string&) -> Launch {
