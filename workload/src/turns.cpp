@@ -1,13 +1,14 @@
 // Runs that take turns: one mutex and one condition say whose turn it is.
 #include <duet/workload/turns.hpp>
 
+#include "saturating.hpp"
+
 #include <duet/detail/text.hpp>
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -98,10 +99,6 @@ std::optional<std::string> why_apart(const std::vector<Job>& jobs)
     };
     std::vector<Need> devices;
     std::uint64_t host_bytes = 0;
-    const auto add = [](std::uint64_t& sum, std::uint64_t bytes) {
-        sum = sum > std::numeric_limits<std::uint64_t>::max() - bytes ? std::numeric_limits<std::uint64_t>::max()
-                                                                      : sum + bytes;
-    };
     for (const auto& job : jobs) {
         Footprint footprint;
         try {
@@ -111,7 +108,7 @@ std::optional<std::string> why_apart(const std::vector<Job>& jobs)
             continue;
         }
         const auto& p = job.device.properties();
-        add(host_bytes, host_bytes_needed(footprint, job.device));
+        host_bytes = detail::saturating_add(host_bytes, host_bytes_needed(footprint, job.device));
         if (p.type == DeviceType::cpu) {
             continue;
         }
@@ -126,7 +123,7 @@ std::optional<std::string> why_apart(const std::vector<Job>& jobs)
             need->name += " and " + job.label;
             need->has = need->has == 0 ? p.global_memory : std::min(need->has, p.global_memory);
         }
-        add(need->bytes, footprint.device_bytes);
+        need->bytes = detail::saturating_add(need->bytes, footprint.device_bytes);
     }
     for (const auto& need : devices) {
         if (need.has != 0 && need.bytes > need.has) {
