@@ -183,13 +183,21 @@ int compare_command(const Arguments& arguments)
         if (!comparison.pairs.empty()) {
             print_pairs_table(comparison.pairs);
         }
-        std::cout
-            << "\nms: medians of the timed passes, ± half their interquartile range. max error: against the "
-               "CPU reference;\nULPs: the largest error relative to max(|reference|, 1) in epsilons of the type, as a "
-               "tolerance in ULPs counts it;\ndevice Δ: against the base device of the same variant; variant Δ: "
-               "against the base variant on the same\ndevice (errors relative, absolute below 1)\n"
-            << verdict_summary(comparison.verdict) << (comparison.verdict.ok() ? "" : " Details on standard error.")
-            << "\n";
+        // What the runs' max error was measured against, as their verdicts name it.
+        std::string reference;
+        for (const auto& run : comparison.runs) {
+            if (run.job.info.has_reference) {
+                reference = reference.empty() || reference == run.job.info.reference ? run.job.info.reference
+                                                                                     : "their references";
+            }
+        }
+        std::cout << "\nms: medians of the timed passes, ± half their interquartile range. max error: "
+                  << (reference.empty() ? "none, no reference ran" : "against " + reference)
+                  << ";\nULPs: the largest error relative to max(|reference|, 1) in epsilons of the type, as a "
+                     "tolerance in ULPs counts it;\ndevice Δ: against the base device of the same variant; variant Δ: "
+                     "against the base variant on the same\ndevice (errors relative, absolute below 1)\n"
+                  << verdict_summary(comparison.verdict)
+                  << (comparison.verdict.ok() ? "" : " Details on standard error.") << "\n";
     }
     const int code = exit_code(comparison.verdict);
     outputs.write([&] { return json::document(comparison_json(comparison)); },

@@ -391,12 +391,15 @@ TEST(Verdict, SummariesNameWhatCheckedTheRunsAndSayEachOtherOnlyWhereRunsWereCom
     EXPECT_THAT(alone.out, HasSubstr("1 run: 1 checked. All agree with the CPU reference.\n"));
     const auto both = compare(c_reference, devices->first + "," + devices->second);
     EXPECT_THAT(both.out, HasSubstr("2 runs: 2 checked. All agree with the CPU reference and with each other."));
+    EXPECT_THAT(both.out, HasSubstr("max error: against the CPU reference;"));
 
     // A kernel pair as the reference is named as such, by compare and by run.
     const std::string kernels = saxpy_copy(dir, "kref", {kernel_pair_reference});
     const auto pair = compare(kernels, devices->first + "," + devices->second);
     EXPECT_EQ(pair.exit_code, 0) << pair.out << pair.err;
     EXPECT_THAT(pair.out, HasSubstr("2 runs: 2 checked. All agree with the reference kernels and with each other."));
+    EXPECT_THAT(pair.out, HasSubstr("max error: against the reference kernels;"));
+    EXPECT_THAT(pair.out, Not(HasSubstr("CPU reference")));
     auto run_args = std::vector<std::string>{"run", kernels, "--device", devices->first};
     run_args.insert(run_args.end(), small.begin(), small.end());
     const auto run = run_duet(run_args, devices->env);

@@ -47,13 +47,13 @@ template <class T> std::uint64_t scaled_ulp_distance(double error, std::uint64_t
     }
 }
 
-/// Whether two elements are the same value: the same bits (a NaN too), or equal (±0, and equal
-/// infinities, whose difference would be NaN).
-template <class T> bool identical(T got, T want)
+/// Whether two elements are the same value: equal (±0, and equal infinities, whose difference
+/// would be NaN), or, where `same_nan_agrees`, the same bits of a NaN.
+template <class T> bool identical(T got, T want, bool same_nan_agrees)
 {
     if constexpr (std::is_floating_point_v<T>) {
         using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-        return got == want || std::bit_cast<Bits>(got) == std::bit_cast<Bits>(want);
+        return got == want || (same_nan_agrees && std::bit_cast<Bits>(got) == std::bit_cast<Bits>(want));
     } else {
         return got == want;
     }
@@ -61,7 +61,7 @@ template <class T> bool identical(T got, T want)
 
 template <class T>
 Agreement compare_elements(std::span<const T> got, std::span<const T> want, double tolerance,
-                           const std::vector<bool>& skip, Agreement agreement)
+                           const std::vector<bool>& skip, bool same_nan_agrees, Agreement agreement)
 {
     for (std::size_t i = 0; i < got.size(); ++i) {
         if (!skip.empty() && skip[i]) {
@@ -69,7 +69,7 @@ Agreement compare_elements(std::span<const T> got, std::span<const T> want, doub
             continue;
         }
         ++agreement.count;
-        const bool same = identical(got[i], want[i]);
+        const bool same = identical(got[i], want[i], same_nan_agrees);
         const double error = same ? 0.0
                                   : std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) /
                                         std::max(std::abs(static_cast<double>(want[i])), 1.0);
@@ -204,7 +204,8 @@ std::string histogram_label(std::size_t bucket)
     return std::to_string(low) + "-" + std::to_string(low + (low - 1));
 }
 
-Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape, const std::vector<bool>& skip)
+Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape, const std::vector<bool>& skip,
+                  bool same_nan_agrees)
 {
     Agreement agreement;
     agreement.type = want.type();
@@ -224,7 +225,7 @@ Agreement compare(const Values& got, const Values& want, double tolerance, Shape
                                   std::to_string(got.size()) + " elements");
     }
     return with_element_type(want.type(), [&]<class T>(std::type_identity<T>) {
-        return compare_elements<T>(got.as<T>(), want.as<T>(), tolerance, skip, std::move(agreement));
+        return compare_elements<T>(got.as<T>(), want.as<T>(), tolerance, skip, same_nan_agrees, std::move(agreement));
     });
 }
 

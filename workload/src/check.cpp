@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <new>
 #include <optional>
 #include <tuple>
@@ -117,9 +118,9 @@ std::vector<bool> unwritten_in_either(const Measurement& a, const Measurement& b
     return either;
 }
 
-/// `run`'s output against `base`'s, into `slot`; a difference beyond both tolerances makes it
-/// wrong. Whether the two agree.
-bool judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
+/// `run`'s output against `base`'s, into `slot`: why the two differ beyond both tolerances, or
+/// empty where they agree. A NaN in both is a difference: neither is a reference that expects it.
+std::string difference(const Run& run, const Run& base, Comparison& slot, const std::string& with)
 {
     const auto& [mine, theirs] = std::tie(run.measurement.output, base.measurement.output);
     slot.with = with;
@@ -129,68 +130,152 @@ bool judge(Run& run, const Run& base, Comparison& slot, const std::string& with)
         skip = unwritten_in_either(run.measurement, base.measurement);
     }
     slot.agreement = compare(mine, theirs, slot.allowed, run.measurement.output_shape,
-                             skip.size() == mine.size() ? skip : std::vector<bool>{});
+                             skip.size() == mine.size() ? skip : std::vector<bool>{}, false);
     if (slot.agreement.size_mismatch || slot.agreement.type_mismatch) {
-        run.status = Status::wrong;
-        add_reason(run, "its output has " + std::to_string(mine.size()) + " " + std::string(to_string(mine.type())) +
-                            " values, " + with + "'s has " + std::to_string(theirs.size()) + " " +
-                            std::string(to_string(theirs.type())));
-        return false;
+        return "its output has " + std::to_string(mine.size()) + " " + std::string(to_string(mine.type())) +
+               " values, " + with + "'s has " + std::to_string(theirs.size()) + " " +
+               std::string(to_string(theirs.type()));
     }
     if (!(slot.agreement.max_error <= slot.allowed)) {
-        run.status = Status::wrong;
-        add_reason(run, "differs from " + with + " by " + error_text(slot.agreement.max_error) + " (allowed " +
-                            error_text(slot.allowed) + "): " + slot.agreement.describe());
-        return false;
+        return "differs from " + with + " by " + error_text(slot.agreement.max_error) + " (allowed " +
+               error_text(slot.allowed) + "): " + slot.agreement.describe();
     }
-    return true;
+    return "";
 }
+
+/// Two ok runs of a workload without a reference, compared over at least one element (or found
+/// to differ in length or type), each named as its group names it.
+struct Pairing {
+    Run* first;
+    Run* second;
+    std::string first_name, second_name;
+    bool agree;
+    double error;
+};
 
 /// One group of runs against its baseline, into each run's `slot`, named by `name_of` the base.
 /// Where `same_length_only`, runs whose output length or element type differs from the base's are
 /// left alone. The base's own slot names the ok runs that agreed with it over at least one
 /// element (the widest difference among them): they are what checked it where nothing else does.
-/// Without a reference, a base none of them confirmed and the runs that differ from it are all
-/// wrong: which is right depends on nothing but the order of the devices.
+/// With a reference, a run that differs from the base is wrong; without one, every two ok runs
+/// of the group are compared into `pairings`, and cross_check decides from all of them.
 void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, const std::string& (*name_of)(const Run&),
-                       bool same_length_only)
+                       bool same_length_only, std::vector<Pairing>& pairings)
 {
     Run* base = baseline_of(runs);
     if (base == nullptr) {
         return;
     }
+    const auto comparable = [&](const Run& a, const Run& b) {
+        return !same_length_only || (a.measurement.output.size() == b.measurement.output.size() &&
+                                     a.measurement.output.type() == b.measurement.output.type());
+    };
+    const bool has_reference = base->job.info.has_reference;
     Comparison& own = base->*slot;
-    std::vector<Run*> differing;
     for (Run* run : runs) {
-        if (run != base && run->measured() &&
-            (!same_length_only || (run->measurement.output.size() == base->measurement.output.size() &&
-                                   run->measurement.output.type() == base->measurement.output.type()))) {
-            own.base = true;
-            const Comparison& theirs = run->*slot;
-            if (!judge(*run, *base, run->*slot, name_of(*base))) {
-                differing.push_back(run);
-            } else if (run->status == Status::ok && theirs.agreement.count > 0) {
-                if (!own.confirmed() || theirs.agreement.max_error > own.agreement.max_error) {
-                    own.agreement = theirs.agreement;
-                    own.allowed = theirs.allowed;
-                }
-                own.confirmed_by += (own.confirmed_by.empty() ? "" : ", ") + name_of(*run);
+        if (run == base || !run->measured() || !comparable(*run, *base)) {
+            continue;
+        }
+        own.base = true;
+        const Comparison& theirs = run->*slot;
+        if (const std::string why = difference(*run, *base, run->*slot, name_of(*base)); !why.empty()) {
+            if (has_reference) {
+                run->status = Status::wrong;
+                add_reason(*run, why);
+            }
+        } else if (run->status == Status::ok && theirs.agreement.count > 0) {
+            if (!own.confirmed() || theirs.agreement.max_error > own.agreement.max_error) {
+                own.agreement = theirs.agreement;
+                own.allowed = theirs.allowed;
+            }
+            own.confirmed_by += (own.confirmed_by.empty() ? "" : ", ") + name_of(*run);
+        }
+    }
+    if (has_reference) {
+        return;
+    }
+    for (auto first = runs.begin(); first != runs.end(); ++first) {
+        for (auto second = std::next(first); second != runs.end(); ++second) {
+            Run& a = **first;
+            Run& b = **second;
+            if (a.status != Status::ok || b.status != Status::ok || !comparable(a, b)) {
+                continue;
+            }
+            Comparison scratch;
+            const bool agree = difference(b, a, scratch, name_of(a)).empty();
+            if (agree && scratch.agreement.count == 0) {
+                continue; // no element compared: neither checked the other
+            }
+            pairings.push_back({&a, &b, name_of(a), name_of(b), agree, scratch.agreement.max_error});
+        }
+    }
+}
+
+/// Verdicts without a reference, whatever the order of the runs: runs that agree (directly or
+/// through others) form a group; among the runs compared with each other, the one largest group
+/// is ok and the rest are wrong; where no group is the largest alone, all of them are wrong.
+void decide_by_majority(const std::vector<Pairing>& pairings)
+{
+    std::map<Run*, Run*> compared_with, agreed_with; // union-find parents: clusters compared, groups that agree
+    const auto root = [](std::map<Run*, Run*>& parent, Run* run) {
+        while (parent.try_emplace(run, run).first->second != run) {
+            run = parent[run] = parent[parent[run]];
+        }
+        return run;
+    };
+    for (const Pairing& pairing : pairings) {
+        compared_with[root(compared_with, pairing.first)] = root(compared_with, pairing.second);
+        root(agreed_with, pairing.first);
+        root(agreed_with, pairing.second);
+        if (pairing.agree) {
+            agreed_with[root(agreed_with, pairing.first)] = root(agreed_with, pairing.second);
+        }
+    }
+    std::map<Run*, std::map<Run*, std::size_t>> sizes; // per cluster, each group's size
+    for (const auto& [run, parent] : std::map<Run*, Run*>(compared_with)) {
+        ++sizes[root(compared_with, run)][root(agreed_with, run)];
+    }
+    std::map<Run*, Run*> majority; // per cluster, its largest group, or none where that is tied
+    std::map<Run*, std::size_t> cluster_size;
+    for (const auto& [cluster, groups] : sizes) {
+        std::size_t largest = 0;
+        for (const auto& [group, size] : groups) {
+            cluster_size[cluster] += size;
+            if (size > largest) {
+                largest = size;
+                majority[cluster] = group;
+            } else if (size == largest) {
+                majority[cluster] = nullptr;
             }
         }
     }
-    if (base->job.info.has_reference || base->status != Status::ok || own.confirmed() || differing.empty()) {
-        return;
+    std::map<Run*, std::pair<std::string, double>> differs; // each run: whom it differs from, and the widest
+    for (const Pairing& pairing : pairings) {
+        if (!pairing.agree) {
+            for (const auto& [run, other] :
+                 {std::pair{pairing.first, &pairing.second_name}, std::pair{pairing.second, &pairing.first_name}}) {
+                auto& [names, widest] = differs[run];
+                names += (names.empty() ? "" : ", ") + *other;
+                widest = std::max(widest, pairing.error);
+            }
+        }
     }
-    std::string others;
-    double widest = 0;
-    for (Run* run : differing) {
-        others += (others.empty() ? "" : ", ") + name_of(*run);
-        widest = std::max(widest, (run->*slot).agreement.max_error);
-        add_reason(*run, "the workload has no reference to tell whether it or " + name_of(*base) + " is right");
+    for (const auto& [run, parent] : std::map<Run*, Run*>(compared_with)) {
+        Run* cluster = root(compared_with, run);
+        Run* group = majority[cluster];
+        if (group != nullptr && group == root(agreed_with, run)) {
+            continue;
+        }
+        const auto& [names, widest] = differs[run];
+        const std::string differing =
+            "differs from " + (names.empty() ? "the runs compared with it" : names) + " by " + error_text(widest);
+        run->status = Status::wrong;
+        add_reason(*run, group != nullptr ? differing + ", and " + std::to_string(sizes[cluster][group]) + " of the " +
+                                                std::to_string(cluster_size[cluster]) +
+                                                " runs compared agree with each other, not with it (no reference)"
+                                          : differing + ", and no reference can tell which is right (no group of "
+                                                        "runs that agree outnumbers the others)");
     }
-    base->status = Status::wrong;
-    add_reason(*base, "differs from " + others + " by " + error_text(widest) +
-                          ", and the workload has no reference to tell which is right");
 }
 
 const std::string& label_of(const Run& run)
@@ -219,14 +304,20 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
         }
         return found;
     };
+    std::vector<Pairing> pairings;
     for (const auto& [variant, runs] : groups(variant_of)) {
-        cross_check_group(runs, &Run::device, label_of, false);
+        cross_check_group(runs, &Run::device, label_of, false, pairings);
     }
     for (const auto& [device, runs] : groups(label_of)) {
-        cross_check_group(runs, &Run::variant, variant_of, true);
+        cross_check_group(runs, &Run::variant, variant_of, true, pairings);
     }
+    decide_by_majority(pairings);
+    const auto paired = [&](const Run& run) {
+        return std::any_of(pairings.begin(), pairings.end(),
+                           [&](const Pairing& p) { return p.first == &run || p.second == &run; });
+    };
     for (auto run = begin; run != end; ++run) {
-        if (run->status == Status::ok && !run->job.info.has_reference && !run->cross_checked()) {
+        if (run->status == Status::ok && !run->job.info.has_reference && !paired(*run)) {
             run->status = Status::failed;
             run->reason = run->device.base || run->variant.base || run->device.compared() || run->variant.compared()
                               ? "nothing checked its output: the workload has no reference, and no other device or "

@@ -160,9 +160,11 @@ struct Agreement {
 
 /// Compares `got` with `want` element by element; `tolerance` counts the elements whose relative
 /// error passes it (relative to max(|want|, 1), the one rule for every comparison). Elements
-/// marked in `skip` (empty, or one flag per element) are left out: no kernel wrote them.
+/// marked in `skip` (empty, or one flag per element) are left out: no kernel wrote them. A NaN
+/// agrees with the same bits of NaN only where `same_nan_agrees`: where `want` is a reference that
+/// is NaN there itself, not between two runs' outputs, neither of which says NaN is right.
 Agreement compare(const Values& got, const Values& want, double tolerance, Shape shape = {},
-                  const std::vector<bool>& skip = {});
+                  const std::vector<bool>& skip = {}, bool same_nan_agrees = true);
 
 /// Distance between two values in units in the last place: how many values of their type lie
 /// between them, +0 and -0 being one. UINT64_MAX when either is NaN.

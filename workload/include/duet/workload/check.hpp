@@ -82,8 +82,10 @@ Run execute(const Job& job, bool verify);
 /// than both tolerances becomes wrong), and so are the variants on one device: two variants that
 /// disagree on one device are a disagreement. Variants whose outputs differ in length or element type (computed
 /// over other dimensions) are not compared. Elements either run never wrote are left out (each
-/// such run is wrong already). Without a reference, a base that no run confirmed and the runs that
-/// differ from it are all wrong, naming each other: nothing tells which is right. A run of a
+/// such run is wrong already). Without a reference, every two ok runs of a group are compared
+/// instead, and after both kinds of group the largest group of runs that agree is ok and the rest
+/// wrong, naming whom they differ from; where no group is the largest alone, all are wrong: no
+/// reference tells which is right. Either way the order of the runs does not matter. A run of a
 /// workload without a reference that nothing else checked (alone, or compared over no element)
 /// failed.
 void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator end);
