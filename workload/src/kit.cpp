@@ -350,17 +350,19 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
     if (timing.turn) {
         timing.turn->set_settled(false);
     }
+    bool met = false; // the rule met by the samples so far, judged once after each pass
     while (samples.size() < floor || !at_limit()) {
         hand_on();
         // Decided once the turn is back, on what the others did meanwhile: taking turns, a run
         // whose rule is met goes on while another's is not, so that no run takes its last passes
         // alone, where drift would fall on it only.
-        if (samples.size() >= floor && settled() && !(timing.turn && timing.turn->others_unsettled())) {
+        if (met && !(timing.turn && timing.turn->others_unsettled())) {
             break;
         }
         spent_ms += host_ms([&] { samples.push_back(pass()); });
+        met = samples.size() >= floor && settled();
         if (timing.turn) {
-            timing.turn->set_settled(samples.size() >= floor && (at_limit() || settled()));
+            timing.turn->set_settled(met || (samples.size() >= floor && at_limit()));
         }
     }
     if (timing.turn) {
