@@ -178,7 +178,13 @@ void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, con
         }
         own.base = true;
         const Comparison& theirs = run->*slot;
-        if (const std::string why = difference(*run, *base, run->*slot, name_of(*base)); !why.empty()) {
+        const std::string why = difference(*run, *base, run->*slot, name_of(*base));
+        if (!has_reference && base->status == Status::ok && run->status == Status::ok &&
+            !(why.empty() && theirs.agreement.count == 0)) {
+            // One of the pairs decide_by_majority weighs, compared here once.
+            pairings.push_back({base, run, name_of(*base), name_of(*run), why.empty(), theirs.agreement.max_error});
+        }
+        if (!why.empty()) {
             if (has_reference) {
                 run->status = Status::wrong;
                 add_reason(*run, why);
@@ -194,11 +200,12 @@ void cross_check_group(const std::vector<Run*>& runs, Comparison Run::*slot, con
     if (has_reference) {
         return;
     }
+    // The other pairs: the base's were compared above, and no ok run comes before it.
     for (auto first = runs.begin(); first != runs.end(); ++first) {
         for (auto second = std::next(first); second != runs.end(); ++second) {
             Run& a = **first;
             Run& b = **second;
-            if (a.status != Status::ok || b.status != Status::ok || !comparable(a, b)) {
+            if (&a == base || a.status != Status::ok || b.status != Status::ok || !comparable(a, b)) {
                 continue;
             }
             Comparison scratch;
