@@ -30,6 +30,11 @@ Error::Error(std::string backend, std::string call, std::int64_t native_code, st
 {
 }
 
+Error::Error(std::string backend, std::string call, std::string message)
+    : Error(std::move(backend), std::move(call), 0, "", std::move(message))
+{
+}
+
 namespace detail {
 
 Backend::Backend(std::string name, std::string version, const duet_backend_v1& table)

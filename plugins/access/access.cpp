@@ -128,7 +128,7 @@ const Kernel& Launcher::kernel(Path path, Pattern pattern) const
 {
     const auto& kernel = kernels_[static_cast<int>(path)][static_cast<int>(pattern)];
     if (!kernel) {
-        throw Unsupported(backend_, "access::Launcher", 0, "", missing_path_reason(path, backend_));
+        throw Unsupported(backend_, "access::Launcher", missing_path_reason(path, backend_));
     }
     return *kernel;
 }
@@ -138,7 +138,7 @@ void Launcher::run(Queue& queue, Path path, Pattern pattern, const Buffer<float>
                    std::size_t block) const
 {
     constexpr const char* call = "access::Launcher::run";
-    const auto invalid = [&](const std::string& message) { throw InvalidArgument(backend_, call, 0, "", message); };
+    const auto invalid = [&](const std::string& message) { throw InvalidArgument(backend_, call, message); };
     if (n == 0 || n > max_n || n > out.size()) {
         invalid("n = " + std::to_string(n) + ": must be 1 to the output's " + std::to_string(out.size()) +
                 " elements and the kernels' limit of " + std::to_string(max_n));
@@ -157,7 +157,7 @@ void Launcher::run(Queue& queue, Path path, Pattern pattern, const Buffer<float>
     // The constant kernels take the whole buffer as their __constant argument, not only the part
     // they read (at least n × stride floats, checked above).
     if (const auto refused = refusal(path, path == Path::constant ? in.size() : input_floats)) {
-        throw Unsupported(backend_, call, 0, "", *refused);
+        throw Unsupported(backend_, call, *refused);
     }
     const auto n32 = static_cast<std::uint32_t>(n);
     const auto stride32 = static_cast<std::uint32_t>(stride);

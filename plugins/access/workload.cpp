@@ -115,7 +115,7 @@ Spec spec()
         const Pattern reads = pattern(settings);
         // What the device cannot do is refused here, before any buffer exists.
         if (const auto refused = launcher->refusal(load_path, n(settings) * stride(settings))) {
-            throw Unsupported(device.backend(), "access", 0, "", *refused);
+            throw Unsupported(device.backend(), "access", *refused);
         }
         // Set for `none` too: the program is cached per device, so the kernel keeps the
         // preference an earlier run gave it.

@@ -21,7 +21,7 @@ StreamCopy::StreamCopy(const Device& device) : kernel_(device.build(kernels::ban
 void StreamCopy::run(Queue& queue, const RawBuffer& src, const RawBuffer& dst, std::size_t bytes) const
 {
     if (bytes > src.bytes() || bytes > dst.bytes()) {
-        throw InvalidArgument(queue.device().backend(), "bandwidth::StreamCopy::run", 0, "",
+        throw InvalidArgument(queue.device().backend(), "bandwidth::StreamCopy::run",
                               std::to_string(bytes) + " bytes exceed a buffer");
     }
     // One 16-byte vector per thread up to a grid of 65535 blocks, past which threads loop: enough

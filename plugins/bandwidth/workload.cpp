@@ -195,7 +195,7 @@ void check_sentinel_bytes(std::span<const std::uint8_t> tail, Phase phase)
         const char* transfer = phase == Phase::h2d   ? "host-to-device"
                                : phase == Phase::d2h ? "device-to-host"
                                                      : "device-to-device";
-        throw Error("duet", "bandwidth::run", 0, "",
+        throw Error("duet", "bandwidth::run",
                     std::string("the ") + transfer + " transfer wrote past its end: the sentinel byte " +
                         std::to_string(written - tail.begin()) + " past it holds " + std::to_string(*written));
     }
@@ -248,7 +248,7 @@ public:
         const Device& device = request.device;
         const std::string& variant = request.variant;
         if (std::ranges::find(variants(), variant) == variants().end()) {
-            throw NotFound(device.backend(), "bandwidth::run", 0, "", "bandwidth has no variant '" + variant + "'");
+            throw NotFound(device.backend(), "bandwidth::run", "bandwidth has no variant '" + variant + "'");
         }
         const auto bytes = static_cast<std::size_t>(request.settings.integer("bytes"));
         const std::string& direction = request.settings.text("direction");

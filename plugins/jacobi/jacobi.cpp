@@ -33,15 +33,15 @@ template <class T> Kernel kernel(const Device& device, const std::string& stem)
 template <class T> std::size_t validated(const Device& device, std::size_t n, std::size_t block)
 {
     if (n == 0 || n > max_n) {
-        throw InvalidArgument(device.backend(), "jacobi::Solver", 0, "",
+        throw InvalidArgument(device.backend(), "jacobi::Solver",
                               "n = " + std::to_string(n) + " is outside 1 .. " + std::to_string(max_n) +
                                   " (the kernels index rows with 32-bit integers)");
     }
     if (block == 0) {
-        throw InvalidArgument(device.backend(), "jacobi::Solver", 0, "", "block size 0: a block needs a thread");
+        throw InvalidArgument(device.backend(), "jacobi::Solver", "block size 0: a block needs a thread");
     }
     if (const auto reason = Solver<T>::refusal(device)) {
-        throw Unsupported(device.backend(), "jacobi::Solver", 0, "", *reason);
+        throw Unsupported(device.backend(), "jacobi::Solver", *reason);
     }
     return n;
 }
@@ -55,7 +55,7 @@ Variant variant_named(const std::string& variant)
             return known;
         }
     }
-    throw InvalidArgument("duet", "jacobi::variant_named", 0, "",
+    throw InvalidArgument("duet", "jacobi::variant_named",
                           "unknown variant '" + variant + "': rows, transposed or tiled");
 }
 

@@ -85,12 +85,12 @@ template <class T> Measurement run_typed(const RunRequest& request, const Parame
     });
     result.set_medians();
     if (!std::isfinite(convergence.last_delta)) {
-        throw Error(device.backend(), "jacobi", 0, "", "diverged: " + describe(convergence) + " is not finite");
+        throw Error(device.backend(), "jacobi", "diverged: " + describe(convergence) + " is not finite");
     }
     if (!convergence.converged && !convergence.stalled) {
         std::ostringstream eps;
         eps << p.eps;
-        throw Error(device.backend(), "jacobi", 0, "",
+        throw Error(device.backend(), "jacobi",
                     "did not converge: " + describe(convergence) + ", still above eps = " + eps.str() +
                         " and decreasing at max_iterations");
     }

@@ -27,17 +27,17 @@ std::uint32_t checked_pitch(const std::string& backend, const PitchedBuffer<floa
     for (const PitchedBuffer<float>* other : {&b, &c}) {
         if (other->width() != a.width() || other->height() != a.height() || other->depth() != a.depth() ||
             other->pitch() != a.pitch()) {
-            throw InvalidArgument(backend, call, 0, "",
+            throw InvalidArgument(backend, call,
                                   "buffers differ in shape or pitch: " + shape(a) + " and " + shape(*other));
         }
     }
     if (a.pitch() % sizeof(float) != 0) {
-        throw InvalidArgument(backend, call, 0, "",
+        throw InvalidArgument(backend, call,
                               "pitch " + std::to_string(a.pitch()) + " bytes is not a whole number of floats");
     }
     constexpr std::size_t limit = std::numeric_limits<std::uint32_t>::max();
     if (a.pitch() / sizeof(float) > limit || a.height() > limit || a.depth() > limit) {
-        throw InvalidArgument(backend, call, 0, "", "buffer " + shape(a) + " exceeds the kernels' 32-bit sizes");
+        throw InvalidArgument(backend, call, "buffer " + shape(a) + " exceeds the kernels' 32-bit sizes");
     }
     return static_cast<std::uint32_t>(a.pitch() / sizeof(float));
 }
@@ -57,7 +57,7 @@ void Launcher::run_2d(Queue& queue, const PitchedBuffer<float>& a, const Pitched
     const std::string& backend = queue.device().backend();
     const std::uint32_t pitch = checked_pitch(backend, a, b, c);
     if (a.depth() != 1 || block.z != 1) {
-        throw InvalidArgument(backend, "mat_add::Launcher::run_2d", 0, "",
+        throw InvalidArgument(backend, "mat_add::Launcher::run_2d",
                               "the 2D kernel takes depth 1 and block.z 1; got " + shape(a) + " and block.z " +
                                   std::to_string(block.z));
     }

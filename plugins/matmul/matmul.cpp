@@ -174,7 +174,7 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
     const auto* found = std::find_if(std::begin(kernel_variants), std::end(kernel_variants),
                                      [&](const KernelVariant& candidate) { return variant == candidate.variant; });
     if (found == std::end(kernel_variants)) {
-        throw NotFound(device.backend(), "matmul::Launcher", 0, "",
+        throw NotFound(device.backend(), "matmul::Launcher",
                        "matmul has no variant '" + variant + "'; it has " + variant_list());
     }
     if (found->block_edge > 0) {
@@ -183,7 +183,7 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         tile_ = block_;
     } else {
         if (const auto reason = tiles.invalid_reason()) {
-            throw InvalidArgument(device.backend(), "matmul::Launcher", 0, "", *reason);
+            throw InvalidArgument(device.backend(), "matmul::Launcher", *reason);
         }
         BuildOptions options;
         if (!(tiles == BlockedTiles{})) {
@@ -199,7 +199,7 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
     }
     const std::size_t threads = block_.x * block_.y;
     if (kernel_.properties().max_block_size < threads) {
-        throw Unsupported(device.backend(), "matmul::Launcher", 0, "",
+        throw Unsupported(device.backend(), "matmul::Launcher",
                           variant + " runs in blocks of " + std::to_string(threads) + " threads; " + device.selector() +
                               " launches " + found->entry + " with at most " +
                               std::to_string(kernel_.properties().max_block_size));
@@ -214,14 +214,13 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
     const auto [m, n, k] = shape;
     constexpr std::size_t index_limit = std::numeric_limits<std::uint32_t>::max();
     if (m == 0 || n == 0 || k == 0 || m * k > index_limit || k * n > index_limit || m * n > index_limit) {
-        throw InvalidArgument(queue.device().backend(), "matmul::Launcher::run", 0, "",
+        throw InvalidArgument(queue.device().backend(), "matmul::Launcher::run",
                               std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
                                   ": every size must be at least 1 and every matrix below 2^32 elements, which the "
                                   "kernels' 32-bit indices address");
     }
     if (a.size() < m * k || b.size() < k * n || c.size() < m * n) {
-        throw InvalidArgument(queue.device().backend(), "matmul::Launcher::run", 0, "",
-                              "a buffer is smaller than its matrix");
+        throw InvalidArgument(queue.device().backend(), "matmul::Launcher::run", "a buffer is smaller than its matrix");
     }
     if (blas_) {
         blas_->multiply(queue, a.raw(), b.raw(), c.raw(), shape);

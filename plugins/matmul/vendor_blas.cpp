@@ -17,7 +17,7 @@ namespace {
 
 [[noreturn]] void missing(const std::string& backend, const std::string& library, const std::string& how)
 {
-    throw Unsupported(backend, "matmul::VendorBlas", 0, "",
+    throw Unsupported(backend, "matmul::VendorBlas",
                       "the blas variant on " + backend + " runs " + library + ", which this build of duet lacks (" +
                           how + ")");
 }

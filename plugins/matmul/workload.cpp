@@ -206,7 +206,7 @@ double forkjoin_ms(const Launcher& launcher, Queue& main, std::vector<Queue>& wo
     });
     const double device_ms = elapsed_ms(fork, end);
     if (!(device_ms > 0 && device_ms <= host_ms)) {
-        throw Error("duet", "matmul forkjoin", 0, "",
+        throw Error("duet", "matmul forkjoin",
                     "the device reported no usable time between the fork and the end of the reads: " +
                         std::to_string(device_ms) + " ms, for a run the host saw take " + std::to_string(host_ms) +
                         " ms");

@@ -99,13 +99,13 @@ std::optional<std::string> Solver::refusal(const Device& device, std::size_t blo
 std::size_t Solver::validated(const Device& device, std::size_t n, std::size_t block)
 {
     if (n == 0 || n > max_n || block == 0) {
-        throw InvalidArgument(device.backend(), "newton::Solver", 0, "",
+        throw InvalidArgument(device.backend(), "newton::Solver",
                               "n = " + std::to_string(n) + ", block = " + std::to_string(block) +
                                   ": n must be from 1 to " + std::to_string(max_n) +
                                   " (the kernels index with 32-bit integers) and a block needs a thread");
     }
     if (const auto reason = refusal(device, block)) {
-        throw Unsupported(device.backend(), "newton::Solver", 0, "", *reason);
+        throw Unsupported(device.backend(), "newton::Solver", *reason);
     }
     return n;
 }
@@ -152,7 +152,7 @@ double Solver::read_check(Queue& queue)
 Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>& f, const Problem& problem)
 {
     if (problem.n != n_ || x.size() < n_ || f.size() < n_) {
-        throw InvalidArgument(queue.device().backend(), "newton::Solver::solve", 0, "",
+        throw InvalidArgument(queue.device().backend(), "newton::Solver::solve",
                               "the solver was made for n = " + std::to_string(n_) +
                                   "; asked for n = " + std::to_string(problem.n) + " with x of " +
                                   std::to_string(x.size()) + " and f of " + std::to_string(f.size()) + " elements");

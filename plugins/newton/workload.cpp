@@ -137,7 +137,7 @@ public:
             timer.mark(Phase::d2h);
             const Sample sample = timer.sample();
             if (!convergence.converged()) {
-                throw Error(device.backend(), "newton", 0, "", convergence.failure(problem, "the device's solve"));
+                throw Error(device.backend(), "newton", convergence.failure(problem, "the device's solve"));
             }
             return sample;
         });
@@ -179,7 +179,7 @@ public:
             std::ranges::fill(expected, start_value);
             reference_convergence = reference(problem, f_values, expected);
             if (!reference_convergence.converged()) {
-                throw Error("duet", "newton::reference", 0, "",
+                throw Error("duet", "newton::reference",
                             reference_convergence.failure(problem, "the CPU reference's solve"));
             }
             // The tolerance allows the two to stop one outer iteration apart, as rounding can make
@@ -187,7 +187,7 @@ public:
             const std::size_t apart = std::max(convergence.outer, reference_convergence.outer) -
                                       std::min(convergence.outer, reference_convergence.outer);
             if (apart > 1) {
-                throw Error(device.backend(), "newton", 0, "",
+                throw Error(device.backend(), "newton",
                             "the device's solve took " + std::to_string(convergence.outer) +
                                 " outer iterations and the CPU reference's " +
                                 std::to_string(reference_convergence.outer) +

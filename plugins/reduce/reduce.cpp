@@ -84,7 +84,7 @@ Variant variant_named(std::string_view variant)
             return known;
         }
     }
-    throw InvalidArgument("duet", "reduce::variant_named", 0, "",
+    throw InvalidArgument("duet", "reduce::variant_named",
                           "unknown reduction variant '" + std::string(variant) + "': atomic, tree or warp");
 }
 
@@ -126,10 +126,10 @@ Reduction<T>::Reduction(const Device& device, Variant variant, Operation operati
     : variant_(variant), operation_(operation), capacity_(capacity)
 {
     if (const auto reason = refusal(device, variant)) {
-        throw Unsupported(device.backend(), "reduce::Reduction", 0, "", *reason);
+        throw Unsupported(device.backend(), "reduce::Reduction", *reason);
     }
     if (capacity == 0 || capacity > max_n) {
-        throw InvalidArgument(device.backend(), "reduce::Reduction", 0, "",
+        throw InvalidArgument(device.backend(), "reduce::Reduction",
                               "capacity " + std::to_string(capacity) + " is outside 1 .. " + std::to_string(max_n) +
                                   " elements (the kernels index with 32-bit integers)");
     }
@@ -148,12 +148,12 @@ void Reduction<T>::enqueue(Queue& queue, const Buffer<T>& in, std::size_t n, con
 {
     const std::string& backend = queue.device().backend();
     if (n == 0 || n > capacity_ || n > in.size()) {
-        throw InvalidArgument(backend, "reduce::Reduction::enqueue", 0, "",
+        throw InvalidArgument(backend, "reduce::Reduction::enqueue",
                               "n = " + std::to_string(n) + " elements: must be from 1 to the reduction's capacity of " +
                                   std::to_string(capacity_) + " and at most the input's " + std::to_string(in.size()));
     }
     if (result.size() == 0) {
-        throw InvalidArgument(backend, "reduce::Reduction::enqueue", 0, "", "the result buffer holds no element");
+        throw InvalidArgument(backend, "reduce::Reduction::enqueue", "the result buffer holds no element");
     }
     if (variant_ == Variant::atomic) {
         const T identity = operation_ == Operation::sum ? T(0) : -std::numeric_limits<T>::infinity();

@@ -59,15 +59,15 @@ void Launcher::run(Queue& queue, Variant variant, const Buffer<float>& in, const
 {
     const std::string& backend = queue.device().backend();
     if (n > max_n || n > in.size() || n > out.size()) {
-        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "",
+        throw InvalidArgument(backend, "stencil1d::Launcher::run",
                               "n = " + std::to_string(n) + " exceeds a buffer or the kernels' limit of " +
                                   std::to_string(max_n) + " elements");
     }
     if (block == 0) {
-        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "", "block size 0: a block needs a thread");
+        throw InvalidArgument(backend, "stencil1d::Launcher::run", "block size 0: a block needs a thread");
     }
     if (radius > max_radius) {
-        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "",
+        throw InvalidArgument(backend, "stencil1d::Launcher::run",
                               "radius " + std::to_string(radius) + " exceeds the kernels' limit of " +
                                   std::to_string(max_radius));
     }
@@ -78,7 +78,7 @@ void Launcher::run(Queue& queue, Variant variant, const Buffer<float>& in, const
         return;
     }
     if (const auto refusal = shared_radius_refusal(radius, block)) {
-        throw InvalidArgument(backend, "stencil1d::Launcher::run", 0, "", *refusal);
+        throw InvalidArgument(backend, "stencil1d::Launcher::run", *refusal);
     }
     // One block per span of block × items_per_thread outputs; the last span may be partial.
     const std::size_t span = block * items_per_thread;

@@ -76,7 +76,7 @@ Spec spec()
         // buffer exists, as something this device cannot do rather than a bad argument.
         if (variant == Variant::shared) {
             if (const auto refusal = launcher->shared_radius_refusal(radius, block)) {
-                throw Unsupported(device.backend(), "stencil1d", 0, "", *refusal);
+                throw Unsupported(device.backend(), "stencil1d", *refusal);
             }
         }
         return [launcher, variant, size = n(settings), radius, block](Queue& queue, const DeviceBuffers& buffers) {

@@ -17,7 +17,7 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
 {
     // The kernels index with 32-bit integers; refuse what they cannot address.
     if (n > std::numeric_limits<std::uint32_t>::max() || n > a.size() || n > b.size() || n > c.size()) {
-        throw InvalidArgument(queue.device().backend(), "vector_add::Launcher::run", 0, "",
+        throw InvalidArgument(queue.device().backend(), "vector_add::Launcher::run",
                               "n = " + std::to_string(n) + " exceeds a buffer or the kernels' 32-bit index");
     }
     queue.launch(kernel_, Range::cover(n, block_size), a, b, c, static_cast<std::uint32_t>(n));

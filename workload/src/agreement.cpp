@@ -142,7 +142,7 @@ std::size_t Values::size() const
 Values::Storage& Values::checked(ElementType type)
 {
     if (type != this->type()) {
-        throw InvalidArgument("duet", "workload::Values", 0, "",
+        throw InvalidArgument("duet", "workload::Values",
                               "these values hold " + std::string(to_string(this->type())) + ", not " +
                                   std::string(to_string(type)));
     }
@@ -220,7 +220,7 @@ Agreement compare(const Values& got, const Values& want, double tolerance, Shape
         return agreement;
     }
     if (!skip.empty() && skip.size() != got.size()) {
-        throw InvalidArgument("duet", "workload::compare", 0, "",
+        throw InvalidArgument("duet", "workload::compare",
                               "the elements to leave out are " + std::to_string(skip.size()) + " flags for " +
                                   std::to_string(got.size()) + " elements");
     }

@@ -25,7 +25,7 @@ template <class Entry> const Entry& named(const std::vector<Entry>& entries, std
     for (const auto& entry : entries) {
         if (entry.name == name) {
             if (entry.type != type) {
-                throw InvalidArgument("duet", "workload::Spec", 0, "",
+                throw InvalidArgument("duet", "workload::Spec",
                                       "'" + entry.name + "' holds " + std::string(to_string(entry.type)) + ", not " +
                                           std::string(to_string(type)));
             }
@@ -33,8 +33,7 @@ template <class Entry> const Entry& named(const std::vector<Entry>& entries, std
         }
         known += (known.empty() ? "" : ", ") + entry.name;
     }
-    throw NotFound("duet", "workload::Spec", 0, "",
-                   "no array '" + std::string(name) + "'; the spec declares: " + known);
+    throw NotFound("duet", "workload::Spec", "no array '" + std::string(name) + "'; the spec declares: " + known);
 }
 
 template <class T> bool same_bits(T a, T b)
@@ -190,7 +189,7 @@ template <class T> void check_sentinels(std::span<const T> tail, const std::stri
     for (std::size_t i = 0; i < tail.size(); ++i) {
         if (!same_bits(tail[i], expected)) {
             // The user's message: what was overwritten, not which call found it.
-            throw Error("duet", "", 0, "",
+            throw Error("duet", "",
                         "a kernel wrote past the end of " + what + ": " +
                             (i == 0 ? std::string("the first element past it")
                                     : "the sentinel " + std::to_string(i + 1) + " elements past it") +
@@ -425,8 +424,7 @@ HostMemoryKind host_memory_kind(const std::string& name)
         }
         known += " " + std::string(to_string(kind));
     }
-    throw InvalidArgument("", "workload::host_memory_kind", 0, "",
-                          "unknown host memory kind '" + name + "'; known:" + known);
+    throw InvalidArgument("", "workload::host_memory_kind", "unknown host memory kind '" + name + "'; known:" + known);
 }
 
 void check_against_reference(const RunRequest& request, Measurement& result,
@@ -465,7 +463,7 @@ public:
                 array.host = device.alloc_host(n * element, kind);
                 const Values values = buffer.draw ? buffer.draw(n, stream++) : random_values(buffer.type, n, stream++);
                 if (values.size() != n || values.type() != buffer.type) {
-                    throw InvalidArgument("duet", "workload::Spec", 0, "",
+                    throw InvalidArgument("duet", "workload::Spec",
                                           "input '" + buffer.name + "' drew " + std::to_string(values.size()) + " " +
                                               std::string(to_string(values.type())) + " values for " +
                                               std::to_string(n) + " " + std::string(to_string(buffer.type)) +
@@ -592,7 +590,7 @@ private:
                 continue;
             }
             if (first != nullptr && buffer.type != first->type) {
-                throw InvalidArgument("duet", "workload::Spec", 0, "",
+                throw InvalidArgument("duet", "workload::Spec",
                                       "outputs '" + first->name + "' (" + std::string(to_string(first->type)) +
                                           ") and '" + buffer.name + "' (" + std::string(to_string(buffer.type)) +
                                           ") differ in element type; a spec's outputs are checked as one array");

@@ -34,7 +34,7 @@ std::string Place::text() const
 
 void fail(const Place& place, const std::string& problem)
 {
-    throw InvalidArgument("duet", "manifest", 0, "", place.text() + ": " + problem);
+    throw InvalidArgument("duet", "manifest", place.text() + ": " + problem);
 }
 
 double epsilon_of(ElementType type)
@@ -764,7 +764,7 @@ Manifest read_manifest(const fs::path& path)
     manifest.file = path;
     std::string text;
     if (const auto problem = detail::read_regular_file(path, max_manifest_bytes, text); !problem.empty()) {
-        throw InvalidArgument("duet", "manifest", 0, "", "cannot read " + path.string() + ": " + problem);
+        throw InvalidArgument("duet", "manifest", "cannot read " + path.string() + ": " + problem);
     }
     toml::table document;
     try {

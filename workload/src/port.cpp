@@ -330,7 +330,7 @@ Kernel build_kernel(const Device& device, const Manifest& manifest, const Kernel
             try {
                 check_interfaces(manifest, cuda, *reported, launch);
             } catch (const InvalidArgument& error) {
-                throw InvalidArgument("duet", "manifest", 0, "",
+                throw InvalidArgument("duet", "manifest",
                                       error.message() + "\n(the OpenCL parameters as " + device.selector() +
                                           "'s driver reports them, clGetKernelArgInfo)");
             }
@@ -491,7 +491,7 @@ private:
                         element_size(manifest_.scalars[i].type)};
             }
         }
-        throw InvalidArgument("duet", "manifest", 0, "", "no argument '" + name + "'");
+        throw InvalidArgument("duet", "manifest", "no argument '" + name + "'");
     }
 
     const Manifest& manifest_;
@@ -602,7 +602,7 @@ public:
                 for (const auto& [name, value] : cases[i]) {
                     values += (values.empty() ? "" : ", ") + name + " = " + value;
                 }
-                throw InvalidArgument("duet", "manifest", 0, "",
+                throw InvalidArgument("duet", "manifest",
                                       "test case " + std::to_string(i) + " (" +
                                           (values.empty() ? "the defaults" : "{ " + values + " }") +
                                           "): " + error.message());

@@ -14,6 +14,9 @@ class Error : public std::runtime_error {
 public:
     Error(std::string backend, std::string call, std::int64_t native_code, std::string native_name,
           std::string message);
+    /// A failure duet finds itself, with no native code: `call` names where it was found
+    /// ("workload::Spec", "jacobi"), `backend` whose device it concerns ("duet" for none).
+    Error(std::string backend, std::string call, std::string message);
 
     const std::string& backend() const noexcept { return backend_; }
     const std::string& call() const noexcept { return call_; }

@@ -92,8 +92,7 @@ private:
     void refuse_if(Current stale_side_newer, const char* call, const std::string& why) const
     {
         if (current_ == stale_side_newer) {
-            throw InvalidArgument("duet", call, 0, "",
-                                  "a mirrored array of " + std::to_string(size()) + " elements: " + why);
+            throw InvalidArgument("duet", call, "a mirrored array of " + std::to_string(size()) + " elements: " + why);
         }
     }
 

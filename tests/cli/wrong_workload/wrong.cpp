@@ -36,7 +36,7 @@ public:
     duet::Measurement run(const duet::RunRequest& request) const override
     {
         if (request.variant == "unsupported") {
-            throw duet::Unsupported("wrong", "Wrong::run", 0, "", "this variant is unsupported on purpose");
+            throw duet::Unsupported("wrong", "Wrong::run", "this variant is unsupported on purpose");
         }
         static std::atomic<int> runs{0};
         const bool drift = request.variant == "drift" || request.variant == "drift_too";
