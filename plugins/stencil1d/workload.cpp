@@ -64,8 +64,10 @@ Spec spec()
     BufferSpec in = input("in", n);
     in.host_memory = memory;
     BufferSpec out = output("out", n);
-    // Pinned for every kind but pageable: the runner never makes an output write-combined or mapped.
-    out.host_memory = memory;
+    // The kinds are the input's: the output, which the CPU reads, is pinned for every kind but pageable.
+    out.host_memory = [](const Settings& settings) {
+        return memory(settings) == HostMemoryKind::pageable ? HostMemoryKind::pageable : HostMemoryKind::pinned;
+    };
     spec.buffers = {in, out};
     spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant_name) -> Launch {
         const auto launcher = std::make_shared<const Launcher>(device);

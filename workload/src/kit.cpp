@@ -78,19 +78,95 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
             std::move(variants)};
 }
 
+namespace {
+BufferSpec buffer_spec(std::string name, BufferSpec::Role role, std::function<std::size_t(const Settings&)> size,
+                       ElementType type)
+{
+    BufferSpec buffer;
+    buffer.name = std::move(name);
+    buffer.role = role;
+    buffer.type = type;
+    buffer.size = std::move(size);
+    return buffer;
+}
+} // namespace
+
 BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
 {
-    return {std::move(name), BufferSpec::Role::input, type, std::move(size), {}, {}, {}};
+    return buffer_spec(std::move(name), BufferSpec::Role::input, std::move(size), type);
 }
 
 BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
 {
-    return {std::move(name), BufferSpec::Role::output, type, std::move(size), {}, {}, {}};
+    return buffer_spec(std::move(name), BufferSpec::Role::output, std::move(size), type);
 }
 
-const RawBuffer& DeviceBuffers::find(std::string_view name, ElementType type) const
+BufferSpec in_out(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
 {
-    return named(buffers_, name, type).buffer;
+    return buffer_spec(std::move(name), BufferSpec::Role::in_out, std::move(size), type);
+}
+
+BufferSpec scratch(std::string name, std::function<std::size_t(const Settings&)> size, ElementType type)
+{
+    return buffer_spec(std::move(name), BufferSpec::Role::scratch, std::move(size), type);
+}
+
+const DeviceBuffers::Entry& DeviceBuffers::find(std::string_view name, ElementType type, std::size_t instance) const
+{
+    const Entry* found = nullptr;
+    std::size_t instances = 0;
+    std::string known;
+    for (const auto& entry : buffers_) {
+        if (entry.name == name) {
+            found = entry.instance == instance ? &entry : found;
+            ++instances;
+        } else if (entry.instance == 0) {
+            known += (known.empty() ? "" : ", ") + entry.name;
+        }
+    }
+    if (instances == 0) {
+        throw NotFound("duet", "workload::Spec", "no array '" + std::string(name) + "'; the spec declares: " + known);
+    }
+    if (found == nullptr) {
+        throw InvalidArgument("duet", "workload::Spec",
+                              "'" + std::string(name) + "' has " + std::to_string(instances) +
+                                  " instances; there is no instance " + std::to_string(instance));
+    }
+    if (found->type != type) {
+        throw InvalidArgument("duet", "workload::Spec",
+                              "'" + found->name + "' holds " + std::string(to_string(found->type)) + ", not " +
+                                  std::string(to_string(type)));
+    }
+    return *found;
+}
+
+void DeviceBuffers::throw_not_pitched(std::string_view name)
+{
+    throw InvalidArgument("duet", "workload::Spec",
+                          "'" + std::string(name) + "' is a flat array, not pitched: take it with get()");
+}
+
+void DeviceBuffers::swap(std::string_view first, std::string_view second)
+{
+    std::vector<Entry*> a, b;
+    for (auto& entry : buffers_) {
+        if (entry.name == first) {
+            a.push_back(&entry);
+        } else if (entry.name == second) {
+            b.push_back(&entry);
+        }
+    }
+    if (a.empty() || b.empty() || a.size() != b.size() || a[0]->type != b[0]->type ||
+        a[0]->buffer.bytes() != b[0]->buffer.bytes() || a[0]->pitch != b[0]->pitch) {
+        throw InvalidArgument("duet", "workload::DeviceBuffers::swap",
+                              "'" + std::string(first) + "' and '" + std::string(second) +
+                                  "' cannot be swapped: both must be declared, of one element type, size and "
+                                  "number of instances");
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        std::swap(a[i]->buffer, b[i]->buffer);
+        std::swap(a[i]->origin, b[i]->origin);
+    }
 }
 
 std::pair<void*, std::size_t> HostArrays::find(std::string_view name, ElementType type) const
@@ -404,8 +480,9 @@ std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double 
 void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::size_t(const Settings&)> copy_bytes,
                             std::function<std::uint64_t(const Settings&)> other_bytes)
 {
-    spec.figures = [work = spec.work, source = std::move(source), copy_bytes](
-                       Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings) {
+    spec.figures = [work = spec.work, source = std::move(source),
+                    copy_bytes](Queue& queue, DeviceBuffers& buffers, const Launch& launch, const Settings& settings,
+                                const std::string&) -> Report {
         return copy_yardstick(
             queue, work(settings), [&] { launch(queue, buffers); }, buffers.get(source).raw(), copy_bytes(settings));
     };
@@ -433,7 +510,6 @@ void check_against_reference(const RunRequest& request, Measurement& result,
     if (!request.verify) {
         return;
     }
-    // An element the reference leaves unwritten fails too.
     Values expected = with_element_type(result.output.type(), [&]<class T>(std::type_identity<T>) -> Values {
         return std::vector<T>(result.output.size(), poison<T>());
     });
@@ -445,148 +521,448 @@ void check_against_reference(const RunRequest& request, Measurement& result,
 
 // ---- The runner ----
 
-/// One run of a Spec: its arrays on the host and the device, and the timed pass.
+/// One run of a Spec: its arrays on the host and the device, and its passes.
 class Runner {
 public:
-    Runner(const Spec& spec, const RunRequest& request) : spec_(spec), request_(request), output_type_(output_type())
+    Runner(const Spec& spec, const RunRequest& request, const Prepared& prepared, const Spacer& spacer)
+        : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer), output_type_(output_type())
     {
-        const Settings& settings = request.settings;
-        const Device& device = request.device;
         std::uint64_t stream = request.seed;
-        for (const auto& buffer : spec.buffers) {
-            const std::size_t n = buffer.size(settings);
-            const std::size_t element = element_size(buffer.type);
-            const HostMemoryKind kind = buffer.host_memory ? buffer.host_memory(settings) : HostMemoryKind::pageable;
-            Array array{&buffer, n, {}, {}, {}};
-            if (buffer.role == BufferSpec::Role::input) {
-                // Kinds a backend lacks throw Unsupported here, before anything runs.
-                array.host = device.alloc_host(n * element, kind);
-                const Values values = buffer.draw ? buffer.draw(n, stream++) : random_values(buffer.type, n, stream++);
-                if (values.size() != n || values.type() != buffer.type) {
-                    throw InvalidArgument("duet", "workload::Spec",
-                                          "input '" + buffer.name + "' drew " + std::to_string(values.size()) + " " +
-                                              std::string(to_string(values.type())) + " values for " +
-                                              std::to_string(n) + " " + std::string(to_string(buffer.type)) +
-                                              " elements");
-                }
-                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
-                    std::ranges::copy(values.as<T>(), array.host.as<T>().begin());
-                });
-                array.device =
-                    kind == HostMemoryKind::mapped ? array.host.device_buffer() : device.alloc_bytes(n * element);
-                array.copied = kind != HostMemoryKind::mapped;
-            } else {
-                // Outputs are read by the CPU: never write-combined (uncached reads) or mapped.
-                const HostMemoryKind out_kind = kind == HostMemoryKind::pageable ? kind : HostMemoryKind::pinned;
-                array.host = device.alloc_host((n + sentinel_elements) * element, out_kind);
-                array.device = device.alloc_bytes((n + sentinel_elements) * element);
-                array.copied = true;
-            }
-            buffers_.buffers_.push_back({buffer.name, buffer.type, array.device});
-            arrays_.push_back(std::move(array));
+        for (std::size_t index = 0; index < spec.buffers.size(); ++index) {
+            arrays_.push_back(make_array(index, stream));
         }
-    }
-
-    /// One pass: outputs poisoned (untimed; with check_poison in the check pass), inputs in, the
-    /// launch, outputs out.
-    Sample pass(Queue& queue, const Launch& launch, const Spacer& spacer, bool check_pass = false)
-    {
-        for (auto& array : arrays_) {
-            if (array.spec->role == BufferSpec::Role::output) {
-                with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
-                    const T value = check_pass ? check_poison<T>() : poison<T>();
-                    std::ranges::fill(array.host.as<T>(), value);
-                    queue.fill(Buffer<T>(array.device), value);
-                });
+        buffers_ = initial_;
+        // A resident input is copied once, here.
+        Queue queue = request.device.create_queue();
+        for (const auto& array : arrays_) {
+            if (array.spec->resident) {
+                copy(queue, array, true, std::nullopt);
             }
         }
         queue.finish();
-        PhaseTimer timer(queue);
-        for (auto& array : arrays_) {
-            if (array.spec->role == BufferSpec::Role::input && array.copied) {
-                queue.write(Buffer<std::byte>(array.device),
-                            std::span<const std::byte>(array.host.as<const std::byte>()));
-            }
-        }
-        timer.mark(Phase::h2d);
-        timer.space(spacer);
-        launch(queue, buffers_);
-        timer.mark(Phase::kernel);
-        for (auto& array : arrays_) {
-            if (array.spec->role == BufferSpec::Role::output) {
-                queue.read(array.host.as<std::byte>(), Buffer<std::byte>(array.device));
-            }
-        }
-        timer.mark(Phase::d2h);
-        return timer.sample();
     }
 
-    /// The outputs of the last pass, end to end, after their sentinels are checked; when verifying,
-    /// the check pass (its sentinels checked too) and the elements neither pass wrote, then the
-    /// outputs against the reference's, computed from the same inputs.
-    void check(Measurement& result, Queue& queue, const Launch& launch, const Spacer& spacer)
+    /// One pass: each name on its own buffer, every buffer the pass does not fill poisoned
+    /// (untimed; check_poison in the check pass), then the schedule, by default the standard one:
+    /// inputs in, the launch, outputs out. The launch step's report goes to `report`.
+    Sample pass(Queue& queue, const Schedule& schedule, bool check_pass, Report* report = nullptr)
     {
-        result.output = Values(output_type_, 0);
-        for (const auto& array : arrays_) {
-            if (array.spec->role == BufferSpec::Role::output) {
-                with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
-                    const auto host = array.host.as<const T>();
-                    check_sentinels(host.subspan(array.size), "'" + array.spec->name + "'");
-                    auto& output = result.output.as<T>();
-                    output.insert(output.end(), host.begin(), host.begin() + array.size);
-                });
-                if (array.spec->shape) {
-                    result.output_shape = array.spec->shape(request_.settings);
-                }
-            }
+        buffers_ = initial_;
+        poison_buffers(queue, check_pass, false);
+        Pass pass(*this, queue, buffers_, prepared_.launch, spacer_, check_pass);
+        Sample sample = schedule ? schedule(pass) : standard(pass);
+        if (report != nullptr) {
+            *report = std::move(pass.report_);
         }
-        if (request_.verify) {
-            pass(queue, launch, spacer, true);
-            std::size_t offset = 0;
-            for (const auto& array : arrays_) {
-                if (array.spec->role == BufferSpec::Role::output) {
-                    with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
-                        judge_check_pass(array.spec->name,
-                                         std::span<const T>(result.output.as<T>()).subspan(offset, array.size),
-                                         array.host.as<const T>(), offset, result.output.size(), true, result.writes);
-                    });
-                    offset += array.size;
-                }
-            }
-        }
-        check_against_reference(request_, result, [&](Values& expected) {
-            // The inputs as drawn; each output a slice of `expected`, in the order of the spec.
-            HostArrays arrays;
-            std::size_t offset = 0;
-            auto* slices = static_cast<std::byte*>(with_element_type(
-                expected.type(), [&]<class T>(std::type_identity<T>) -> void* { return expected.as<T>().data(); }));
-            for (const auto& array : arrays_) {
-                const bool input = array.spec->role == BufferSpec::Role::input;
-                void* data = input ? array.host.data() : slices + offset * element_size(array.spec->type);
-                arrays.arrays_.push_back({array.spec->name, array.spec->type, data, array.size});
-                offset += input ? 0 : array.size;
-            }
-            spec_.reference(request_.settings, arrays);
+        return sample;
+    }
+
+    /// The outputs of the last pass, end to end in the spec's order, once their sentinels (and a
+    /// pitched output's padding) are found to hold the pass's poison.
+    Values outputs(Queue& queue, bool check_pass)
+    {
+        Values all(output_type_, 0);
+        each_output([&]<class T>(const Array& array, std::size_t i, std::span<const T> host) {
+            const std::string what = name_of(array, i);
+            check_sentinels(host.subspan(array.size), what, check_pass ? check_poison<T>() : poison<T>());
+            check_padding<T>(queue, current(array, i), what, check_pass);
+            auto& values = all.as<T>();
+            values.insert(values.end(), host.begin(), host.begin() + static_cast<std::ptrdiff_t>(array.size));
+        });
+        return all;
+    }
+
+    /// After the check pass: each element that held the poison after the timed pass (`timed`,
+    /// outputs() of it) and the check poison now is marked never written. An output read from a
+    /// buffer that starts with values (updated in place, or swapped with an input) is not judged.
+    void judge_writes(Queue& queue, const Values& timed, Writes& writes)
+    {
+        std::size_t offset = 0;
+        each_output([&]<class T>(const Array& array, std::size_t i, std::span<const T> host) {
+            const std::string what = name_of(array, i);
+            check_padding<T>(queue, current(array, i), what, true);
+            const bool judged = arrays_[current(array, i).origin].spec->role == BufferSpec::Role::output;
+            judge_check_pass(what, std::span<const T>(timed.as<T>()).subspan(offset, array.size), host, offset,
+                             timed.size(), judged, writes);
+            offset += array.size;
         });
     }
 
-    const DeviceBuffers& buffers() const { return buffers_; }
+    /// The reference's outputs, end to end as outputs() gives the device's: each element poison
+    /// until the reference writes it, an in_out's starting as drawn.
+    Values reference(double& ms)
+    {
+        std::size_t total = 0;
+        for (const auto& array : arrays_) {
+            total += is_read_back(*array.spec) ? array.size * array.instances : 0;
+        }
+        Values expected = with_element_type(
+            output_type_, [&]<class T>(std::type_identity<T>) -> Values { return std::vector<T>(total, poison<T>()); });
+        auto* slices = static_cast<std::byte*>(with_element_type(
+            output_type_, [&]<class T>(std::type_identity<T>) -> void* { return expected.as<T>().data(); }));
+        HostArrays arrays;
+        std::size_t offset = 0;
+        for (const auto& array : arrays_) {
+            const std::size_t elements = array.size * array.instances;
+            const std::size_t bytes = elements * element_size(array.spec->type);
+            if (array.spec->role == BufferSpec::Role::input) {
+                arrays.arrays_.push_back({array.spec->name, array.spec->type, array.source.data(), elements});
+            } else if (is_read_back(*array.spec)) {
+                std::byte* slice = slices + offset * element_size(array.spec->type);
+                if (array.spec->role == BufferSpec::Role::in_out) {
+                    std::memcpy(slice, array.source.data(), bytes);
+                }
+                arrays.arrays_.push_back({array.spec->name, array.spec->type, slice, elements});
+                offset += elements;
+            }
+        }
+        ms = host_ms([&] {
+            if (prepared_.reference) {
+                prepared_.reference(arrays);
+            } else {
+                spec_.reference(request_.settings, arrays);
+            }
+        });
+        return expected;
+    }
+
+    /// Each output against `expected`: as one array with the run's tolerance, or where the spec
+    /// gives outputs tolerances of their own, each with its own, the first that fails reported.
+    void compare_outputs(Measurement& result, const Values& expected) const
+    {
+        const bool own = std::ranges::any_of(arrays_, [](const Array& array) {
+            return is_read_back(*array.spec) && static_cast<bool>(array.spec->tolerance);
+        });
+        if (!own) {
+            result.agreement =
+                compare(result.output, expected, result.tolerance, result.output_shape, result.writes.mask);
+            result.max_error = result.agreement.max_error;
+            return;
+        }
+        const double run_tolerance = result.tolerance;
+        const std::string run_reason = result.tolerance_reason;
+        std::size_t offset = 0;
+        for (const auto& array : arrays_) {
+            if (!is_read_back(*array.spec)) {
+                continue;
+            }
+            const std::size_t count = array.size * array.instances;
+            const auto slice = [&](const Values& all) {
+                return with_element_type(all.type(), [&]<class T>(std::type_identity<T>) -> Values {
+                    const auto& v = all.as<T>();
+                    return std::vector<T>(v.begin() + static_cast<std::ptrdiff_t>(offset),
+                                          v.begin() + static_cast<std::ptrdiff_t>(offset + count));
+                });
+            };
+            const auto& mask = result.writes.mask;
+            const std::vector<bool> unwritten =
+                mask.empty() ? mask
+                             : std::vector<bool>(mask.begin() + static_cast<std::ptrdiff_t>(offset),
+                                                 mask.begin() + static_cast<std::ptrdiff_t>(offset + count));
+            const Tolerance tolerance =
+                array.spec->tolerance ? array.spec->tolerance(request_.settings) : Tolerance{run_tolerance, run_reason};
+            result.agreement = compare(slice(result.output), slice(expected), tolerance.value,
+                                       array.spec->shape ? array.spec->shape(request_.settings) : Shape{}, unwritten);
+            result.max_error = result.agreement.max_error;
+            result.tolerance = tolerance.value;
+            result.tolerance_reason = tolerance.reason;
+            offset += count;
+            if (!(result.max_error <= tolerance.value)) {
+                break;
+            }
+        }
+    }
+
+    /// The layout outputs are named by: the last output's that declares one.
+    Shape output_shape() const
+    {
+        Shape shape;
+        for (const auto& array : arrays_) {
+            if (is_read_back(*array.spec) && array.spec->shape) {
+                shape = array.spec->shape(request_.settings);
+            }
+        }
+        return shape;
+    }
+
+    DeviceBuffers& buffers() { return buffers_; }
 
 private:
+    friend class Pass;
+    friend class Finish;
+
     struct Array {
-        const BufferSpec* spec;
-        std::size_t size;
-        HostBuffer host;
-        RawBuffer device;
-        bool copied; ///< moved by copies; a mapped input is read in place
+        const BufferSpec* spec = nullptr;
+        HostMemoryKind kind = HostMemoryKind::pageable;
+        std::size_t size = 0; ///< elements of one instance
+        std::size_t instances = 1;
+        std::size_t stride = 0; ///< elements of one instance on the device and read back: with its sentinels
+        HostBuffer source;      ///< the drawn values (inputs, in_out), instances end to end
+        HostBuffer source_registration;
+        HostBuffer host; ///< what is read back (outputs, in_out), `stride` elements an instance
+        HostBuffer host_registration;
     };
+
+    static bool is_read_back(const BufferSpec& spec)
+    {
+        return spec.role == BufferSpec::Role::output || spec.role == BufferSpec::Role::in_out;
+    }
+    static bool is_drawn(const BufferSpec& spec)
+    {
+        return spec.role == BufferSpec::Role::input || spec.role == BufferSpec::Role::in_out;
+    }
+    static std::string name_of(const Array& array, std::size_t instance)
+    {
+        return "'" + array.spec->name + "'" +
+               (array.instances > 1 ? " (instance " + std::to_string(instance) + ")" : std::string());
+    }
+
+    /// Host memory of `kind`; registered memory is pageable memory page-locked afterwards, the
+    /// registration kept in `registration` (declared after the memory, so released first).
+    HostBuffer host_memory(std::size_t bytes, HostMemoryKind kind, HostBuffer& registration) const
+    {
+        const Device& device = request_.device;
+        if (kind != HostMemoryKind::registered) {
+            return device.alloc_host(bytes, kind);
+        }
+        HostBuffer memory = device.alloc_host(bytes, HostMemoryKind::pageable);
+        registration = device.register_host(memory.data(), bytes);
+        return memory;
+    }
+
+    Array make_array(std::size_t index, std::uint64_t& stream)
+    {
+        const BufferSpec& buffer = spec_.buffers[index];
+        const Settings& settings = request_.settings;
+        const Device& device = request_.device;
+        const auto refuse = [&](const std::string& problem) {
+            throw InvalidArgument("duet", "workload::Spec", "'" + buffer.name + "' " + problem);
+        };
+        Array array;
+        array.spec = &buffer;
+        array.kind = buffer.host_memory ? buffer.host_memory(settings) : HostMemoryKind::pageable;
+        array.instances = buffer.instances ? buffer.instances(settings) : 1;
+        const Extent3 extent = buffer.pitched ? buffer.pitched(settings) : Extent3{};
+        const bool mapped = array.kind == HostMemoryKind::mapped;
+        if (buffer.pitched && (array.instances != 1 || mapped)) {
+            refuse("is pitched: it has one instance, in host memory that is copied");
+        }
+        if (buffer.resident && buffer.role != BufferSpec::Role::input) {
+            refuse("is resident, which only an input can be");
+        }
+        if (mapped && (buffer.role == BufferSpec::Role::in_out || buffer.role == BufferSpec::Role::scratch)) {
+            refuse("cannot live in mapped host memory: it is updated in place or device-only");
+        }
+        array.size = buffer.pitched ? extent.count() : buffer.size(settings);
+        array.stride = buffer.pitched ? array.size : array.size + sentinel_elements;
+        const std::size_t element = element_size(buffer.type);
+        const std::size_t total = array.size * array.instances;
+        if (is_drawn(buffer)) {
+            // Kinds a backend lacks throw Unsupported here, before anything runs. A mapped input
+            // is the device buffer itself: its sentinels follow it in host memory.
+            array.source =
+                host_memory((mapped ? array.stride : total) * element, array.kind, array.source_registration);
+            const Values values =
+                buffer.draw ? buffer.draw(total, stream++) : random_values(buffer.type, total, stream++);
+            if (values.size() != total || values.type() != buffer.type) {
+                refuse("drew " + std::to_string(values.size()) + " " + std::string(to_string(values.type())) +
+                       " values for " + std::to_string(total) + " " + std::string(to_string(buffer.type)) +
+                       " elements");
+            }
+            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                std::ranges::copy(values.as<T>(), array.source.as<T>().begin());
+            });
+        }
+        if (is_read_back(buffer)) {
+            array.host = host_memory(array.stride * array.instances * element, array.kind, array.host_registration);
+        }
+        for (std::size_t i = 0; i < array.instances; ++i) {
+            DeviceBuffers::Entry entry{buffer.name, buffer.type, i, {}, 0, extent, index};
+            if (buffer.pitched) {
+                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                    const PitchedBuffer<T> pitched = device.alloc_pitched<T>(extent.width, extent.height, extent.depth);
+                    entry.buffer = pitched.raw();
+                    entry.pitch = pitched.pitch();
+                });
+            } else if (mapped) {
+                entry.buffer = (is_drawn(buffer) ? array.source : array.host).device_buffer();
+            } else {
+                entry.buffer = device.alloc_bytes(array.stride * element);
+            }
+            initial_.buffers_.push_back(std::move(entry));
+        }
+        return array;
+    }
+
+    /// The buffer the array's name stands for now (swaps exchange them), of that instance.
+    const DeviceBuffers::Entry& current(const Array& array, std::size_t instance) const
+    {
+        return buffers_.find(array.spec->name, array.spec->type, instance);
+    }
+
+    /// The array's own device buffers, whatever name they stand for now.
+    std::vector<const DeviceBuffers::Entry*> own(const Array& array) const
+    {
+        std::vector<const DeviceBuffers::Entry*> entries;
+        const auto index = static_cast<std::size_t>(&array - arrays_.data());
+        for (const auto& entry : initial_.buffers_) {
+            if (entry.origin == index) {
+                entries.push_back(&entry);
+            }
+        }
+        return entries;
+    }
+
+    static Sample standard(Pass& pass)
+    {
+        Queue& queue = pass.queue();
+        pass.copy_in(queue);
+        pass.mark(Phase::h2d);
+        pass.space();
+        pass.launch(queue);
+        pass.mark(Phase::kernel);
+        pass.copy_out(queue);
+        pass.mark(Phase::d2h);
+        return pass.sample();
+    }
+
+    /// Outputs and scratch whole (a pitched one's padding included), every other flat buffer past
+    /// its end, and the host memory outputs are read to, filled with the pass's poison; waited for.
+    void poison_buffers(Queue& queue, bool check_pass, bool outputs_only)
+    {
+        for (const auto& array : arrays_) {
+            const BufferSpec::Role role = array.spec->role;
+            if (outputs_only && role != BufferSpec::Role::output) {
+                continue;
+            }
+            with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                const T value = check_pass ? check_poison<T>() : workload::poison<T>();
+                const bool whole = role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
+                if (array.host.data() != nullptr) {
+                    std::ranges::fill(array.host.as<T>(), value);
+                }
+                if (array.kind == HostMemoryKind::mapped) {
+                    if (array.source.data() != nullptr) {
+                        std::ranges::fill(array.source.as<T>().subspan(array.size), value);
+                    }
+                    return;
+                }
+                for (const auto* entry : own(array)) {
+                    if (entry->pitch != 0) {
+                        if (whole) {
+                            queue.fill_bytes(entry->buffer, 0, entry->buffer.bytes(), &value, sizeof value);
+                        }
+                    } else {
+                        const std::size_t from = whole ? 0 : array.size;
+                        queue.fill(BufferView<T>{entry->buffer, from, array.stride - from}, value);
+                    }
+                }
+            });
+        }
+        queue.finish();
+    }
+
+    /// Enqueues on `queue` the copies in (`in`) or out of the array, every instance or that one.
+    /// Mapped memory is the device's buffer: nothing to copy.
+    void copy(Queue& queue, const Array& array, bool in, std::optional<std::size_t> instance) const
+    {
+        if (array.kind == HostMemoryKind::mapped) {
+            return;
+        }
+        const std::size_t element = element_size(array.spec->type);
+        for (std::size_t i = 0; i < array.instances; ++i) {
+            if (instance && *instance != i) {
+                continue;
+            }
+            const DeviceBuffers::Entry& entry = current(array, i);
+            with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                if (entry.pitch != 0) {
+                    const PitchedBuffer<T> pitched(entry.buffer, entry.pitch, entry.extent.width, entry.extent.height,
+                                                   entry.extent.depth);
+                    if (in) {
+                        queue.write(pitched, std::span<const T>(array.source.as<const T>().first(array.size)));
+                    } else {
+                        queue.read(array.host.as<T>().first(array.size), pitched);
+                    }
+                } else if (in) {
+                    queue.write_bytes(entry.buffer, 0,
+                                      array.source.as<const std::byte>().data() + i * array.size * element,
+                                      array.size * element);
+                } else {
+                    // With the sentinels, which outputs() then checks.
+                    queue.read_bytes(array.host.as<std::byte>().data() + i * array.stride * element, entry.buffer, 0,
+                                     array.stride * element);
+                }
+            });
+        }
+    }
+
+    /// Copies in (or out) of every array the pass moves that way, or of the one named.
+    void copy_all(Queue& queue, bool in, std::string_view name, std::optional<std::size_t> instance) const
+    {
+        bool found = name.empty();
+        for (const auto& array : arrays_) {
+            const bool moved = in ? is_drawn(*array.spec) && !array.spec->resident : is_read_back(*array.spec);
+            if (!name.empty() && array.spec->name != name) {
+                continue;
+            }
+            found = true;
+            if (!moved && name.empty()) {
+                continue;
+            }
+            if (!moved) {
+                throw InvalidArgument("duet", "workload::Pass",
+                                      "'" + array.spec->name + "' is not copied " + (in ? "in" : "out") + " by a pass");
+            }
+            copy(queue, array, in, instance);
+        }
+        if (!found) {
+            throw NotFound("duet", "workload::Pass", "no array '" + std::string(name) + "'");
+        }
+    }
+
+    /// f(array, instance, host) for each instance of each output in the spec's order, `host` what
+    /// was read back, sentinels included, as the array's element type.
+    template <class F> void each_output(F&& f) const
+    {
+        for (const auto& array : arrays_) {
+            if (!is_read_back(*array.spec)) {
+                continue;
+            }
+            with_element_type(array.spec->type, [&]<class T>(std::type_identity<T>) {
+                const auto host = array.host.as<const T>();
+                for (std::size_t i = 0; i < array.instances; ++i) {
+                    f.template operator()<T>(array, i, host.subspan(i * array.stride, array.stride));
+                }
+            });
+        }
+    }
+
+    /// A pitched output's rows must end at the width: the padding after each still holds the
+    /// pass's poison. Nothing for a flat buffer.
+    template <class T>
+    static void check_padding(Queue& queue, const DeviceBuffers::Entry& entry, const std::string& what, bool check_pass)
+    {
+        if (entry.pitch == 0) {
+            return;
+        }
+        std::vector<T> pitched(entry.buffer.bytes() / sizeof(T));
+        queue.read_bytes(pitched.data(), entry.buffer, 0, pitched.size() * sizeof(T));
+        queue.finish();
+        const std::size_t row_elements = entry.pitch / sizeof(T);
+        const std::size_t width = entry.extent.width;
+        for (std::size_t row = 0; row < entry.extent.height * entry.extent.depth; ++row) {
+            check_sentinels(std::span<const T>(pitched).subspan(row * row_elements + width, row_elements - width),
+                            "row " + std::to_string(row) + " of " + what, check_pass ? check_poison<T>() : poison<T>());
+        }
+    }
 
     /// The outputs' one element type; InvalidArgument naming two that differ.
     ElementType output_type() const
     {
         const BufferSpec* first = nullptr;
         for (const auto& buffer : spec_.buffers) {
-            if (buffer.role != BufferSpec::Role::output) {
+            if (!is_read_back(buffer)) {
                 continue;
             }
             if (first != nullptr && buffer.type != first->type) {
@@ -602,56 +978,197 @@ private:
 
     const Spec& spec_;
     const RunRequest& request_;
+    const Prepared& prepared_;
+    const Spacer& spacer_;
     ElementType output_type_;
     std::vector<Array> arrays_;
-    DeviceBuffers buffers_;
+    DeviceBuffers initial_; ///< each name on its own buffers, as every pass starts
+    DeviceBuffers buffers_; ///< as the pass's swaps leave them
 };
+
+// ---- Pass and Finish ----
+
+Pass::Pass(Runner& runner, Queue& queue, DeviceBuffers& buffers, const Launch& launch, const Spacer& spacer,
+           bool check_pass)
+    : runner_(&runner), queue_(&queue), buffers_(&buffers), launch_(&launch), spacer_(&spacer), check_pass_(check_pass),
+      timer_(queue)
+{
+}
+
+void Pass::launch(Queue& queue)
+{
+    report_ = (*launch_)(queue, *buffers_);
+}
+
+void Pass::copy_in(Queue& queue, std::string_view name, std::optional<std::size_t> instance) const
+{
+    runner_->copy_all(queue, true, name, instance);
+}
+
+void Pass::copy_out(Queue& queue, std::string_view name, std::optional<std::size_t> instance) const
+{
+    runner_->copy_all(queue, false, name, instance);
+}
+
+std::span<std::byte> Pass::host(std::string_view name, std::size_t instance) const
+{
+    for (const auto& array : runner_->arrays_) {
+        if (array.spec->name == name && instance < array.instances) {
+            const std::size_t element = element_size(array.spec->type);
+            const HostBuffer& memory = Runner::is_drawn(*array.spec) ? array.source : array.host;
+            const std::size_t stride = Runner::is_drawn(*array.spec) ? array.size : array.stride;
+            if (memory.data() != nullptr) {
+                return memory.as<std::byte>().subspan(instance * stride * element, array.size * element);
+            }
+        }
+    }
+    throw NotFound("duet", "workload::Pass",
+                   "no host memory for '" + std::string(name) + "' instance " + std::to_string(instance));
+}
+
+void Pass::poison_outputs() const
+{
+    runner_->poison_buffers(*queue_, check_pass_, true);
+}
+
+void Pass::mark(Phase phase)
+{
+    timer_.mark(phase);
+}
+
+void Pass::mark(const std::string& extra_phase)
+{
+    timer_.mark(extra_phase);
+}
+
+void Pass::space()
+{
+    timer_.space(*spacer_);
+}
+
+Sample Pass::sample()
+{
+    return timer_.sample();
+}
+
+void Finish::widen(double value, std::string reason)
+{
+    if (value > result.tolerance) {
+        result.tolerance = value;
+        result.tolerance_reason = std::move(reason);
+    }
+}
+
+std::pair<std::vector<Sample>, Values> Finish::repeat(const Schedule& schedule)
+{
+    std::vector<Sample> samples =
+        workload::repeat(runner_->request_.timing, [&] { return runner_->pass(queue, schedule, false); });
+    return {std::move(samples), runner_->outputs(queue, false)};
+}
+
+// ---- The Spec as a Workload ----
 
 SpecWorkload::SpecWorkload(Spec spec) : spec_(std::move(spec)) {}
 
 Footprint SpecWorkload::footprint(const RunRequest& request) const
 {
+    const Settings& settings = request.settings;
     Footprint footprint;
     footprint.device_bytes = Spacer::bytes(request.device);
     footprint.largest_buffer = footprint.device_bytes;
+    // Rows padded as the backends pad them: to the device's alignment, and cuMemAllocPitch's 512
+    // bytes, whichever is larger.
+    const std::uint64_t alignment = std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
     for (const auto& buffer : spec_.buffers) {
-        const bool output = buffer.role == BufferSpec::Role::output;
-        const bool mapped = buffer.host_memory && buffer.host_memory(request.settings) == HostMemoryKind::mapped;
-        const std::uint64_t bytes =
-            (buffer.size(request.settings) + (output ? sentinel_elements : 0)) * element_size(buffer.type);
-        if (!(mapped && !output)) {
-            footprint.device_bytes += bytes;
-            footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
+        const std::uint64_t element = element_size(buffer.type);
+        const std::uint64_t instances = buffer.instances ? buffer.instances(settings) : 1;
+        const bool mapped = buffer.host_memory && buffer.host_memory(settings) == HostMemoryKind::mapped;
+        std::uint64_t size = 0, device = 0;
+        if (buffer.pitched) {
+            const Extent3 extent = buffer.pitched(settings);
+            size = extent.count();
+            device = (extent.width * element + alignment - 1) / alignment * alignment * extent.height * extent.depth;
+        } else {
+            size = buffer.size(settings);
+            device = (size + sentinel_elements) * element;
         }
-        // Inputs: the drawn values and their host buffer; outputs: the host buffer, the result
-        // and the reference's.
-        footprint.host_bytes += (output ? 3 : 2) * bytes;
+        const std::uint64_t read_back = (buffer.pitched ? size : size + sentinel_elements) * element * instances;
+        if (!mapped) {
+            footprint.device_bytes += device * instances;
+            footprint.largest_buffer = std::max(footprint.largest_buffer, device);
+        }
+        // Drawn: the values and their host buffer; read back: the host buffer, the result and the
+        // reference's.
+        const std::uint64_t drawn = size * element * instances;
+        switch (buffer.role) {
+        case BufferSpec::Role::input:
+            footprint.host_bytes += 2 * drawn;
+            break;
+        case BufferSpec::Role::output:
+            footprint.host_bytes += 3 * read_back;
+            break;
+        case BufferSpec::Role::in_out:
+            footprint.host_bytes += 2 * drawn + 3 * read_back;
+            break;
+        case BufferSpec::Role::scratch:
+            break;
+        }
     }
     if (spec_.extra_device_bytes) {
-        const std::uint64_t extra = spec_.extra_device_bytes(request.settings);
+        const std::uint64_t extra = spec_.extra_device_bytes(settings);
         footprint.device_bytes += extra;
         footprint.largest_buffer = std::max(footprint.largest_buffer, extra);
+    }
+    if (spec_.extra_host_bytes) {
+        footprint.host_bytes += spec_.extra_host_bytes(settings);
     }
     return footprint;
 }
 
 Measurement SpecWorkload::run(const RunRequest& request) const
 {
-    const Launch launch = spec_.prepare(request.device, request.settings, request.variant);
-    Runner runner(spec_, request);
+    // First, so that what the device cannot do is refused before anything is drawn or allocated.
+    const Prepared prepared = spec_.prepare(request.device, request.settings, request.variant);
     const Spacer spacer(request.device);
+    Runner runner(spec_, request, prepared, spacer);
     auto queue = request.device.create_queue();
     Measurement result;
-    result.samples = repeat(request.timing, [&] { return runner.pass(queue, launch, spacer); });
+    Report report;
+    result.samples = repeat(request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); });
     result.set_medians();
     result.work = spec_.work(request.settings);
     result.unit = spec_.unit;
     const Tolerance tolerance = spec_.tolerance(request.settings);
     result.tolerance = tolerance.value;
     result.tolerance_reason = tolerance.reason;
-    runner.check(result, queue, launch, spacer);
+    result.output = runner.outputs(queue, false);
+    result.output_shape = runner.output_shape();
+    if (request.verify) {
+        runner.pass(queue, prepared.schedule, true);
+        runner.judge_writes(queue, result.output, result.writes);
+    }
+    result.extras = report;
     if (spec_.figures) {
-        result.extras = spec_.figures(queue, runner.buffers(), launch, request.settings);
+        for (auto& figure :
+             spec_.figures(queue, runner.buffers(), prepared.launch, request.settings, request.variant)) {
+            result.extras.push_back(std::move(figure));
+        }
+    }
+    Values expected;
+    if (request.verify) {
+        expected = runner.reference(result.reference_ms);
+    }
+    Finish finish(runner, queue, runner.buffers(), request.settings, request.variant, result, report,
+                  request.verify ? &expected : nullptr);
+    if (prepared.finish) {
+        prepared.finish(finish);
+    }
+    if (request.verify) {
+        runner.compare_outputs(result, expected);
+        if (finish.own_error_) {
+            result.max_error = *finish.own_error_;
+        }
+        result.verified = true;
     }
     return result;
 }

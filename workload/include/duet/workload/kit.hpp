@@ -2,14 +2,17 @@
 // CPU reference, work, tolerance, test cases) and the runner does the rest: inputs drawn from the
 // seed, outputs poisoned with sentinels past their end, the timed pass repeated until its median
 // settles (workload::Timing), each phase on the device clock, and the check against the reference
-// element by element. Workloads with a schedule of their own (matmul's overlapped batches, the
-// bandwidth legs, pitched copies) write run() with the same pieces, declared below the Spec.
+// element by element. Every workload is a Spec: pitched arrays, arrays updated in place, device
+// scratch and batches of instances are declared buffers; a run with state of its own (a solver's
+// convergence) or a schedule of its own (batches on several queues) brings hooks from its prepare
+// step (Prepared), which the runner calls at their place in the one pass it owns.
 #pragma once
 
 #include <duet/duet.hpp>
 #include <duet/workload.hpp>
 
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,6 +21,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace duet::workload {
@@ -36,23 +41,60 @@ WorkloadParameter choice_parameter(std::string name, std::vector<std::string> ch
 
 // ---- The declarative spec ----
 
+struct Tolerance {
+    double value = 0; ///< the largest relative error allowed (absolute below 1)
+    std::string reason;
+};
+
+/// A pitched array's extent: `width` elements a row, `height` rows a slice, `depth` slices.
+struct Extent3 {
+    std::size_t width = 0;
+    std::size_t height = 1;
+    std::size_t depth = 1;
+
+    std::size_t count() const { return width * height * depth; }
+};
+
 /// One array of the workload, on the device and on the host.
 struct BufferSpec {
-    enum class Role { input, output };
+    enum class Role {
+        input,  ///< drawn from the seed, copied in each pass
+        output, ///< poisoned before each pass, copied out, checked against the reference
+        /// Drawn, copied in, updated in place by the kernels, copied out and checked: its elements
+        /// start with values, so only its sentinels tell what was written.
+        in_out,
+        /// Device only, for the launch step's working memory (ping-pong grids, partial results):
+        /// poisoned before each pass, never copied, never checked.
+        scratch,
+    };
     std::string name;
     Role role = Role::input;
     ElementType type = ElementType::f32;
-    /// Elements, from the settings.
+    /// Elements, from the settings (of one instance, where there are several).
     std::function<std::size_t(const Settings&)> size;
     /// How an input's values are drawn from its seed, `type` elements: random_values unless the
     /// spec says (a workload whose inputs must be, say, positive or integral draws its own; never
-    /// zeros).
+    /// zeros). An in_out's starting values likewise.
     std::function<Values(std::size_t n, std::uint64_t seed)> draw;
-    /// Host memory the array lives in (pageable unless the spec says): for an input of kind
-    /// `mapped`, the kernel reads it in place and there is no copy in.
+    /// Host memory the array lives in (pageable unless the spec says; "registered" is pageable
+    /// memory page-locked afterwards). A mapped input is read by the kernel in place and a mapped
+    /// output written in place: neither is copied.
     std::function<HostMemoryKind(const Settings&)> host_memory;
     /// An output's layout, so a disagreement names its row and column.
     std::function<Shape(const Settings&)> shape;
+    /// Set: the array is pitched on the device (rows padded to the device's pitch, moved by
+    /// rectangular copies; DeviceBuffers::pitched), dense on the host; `size` is then the extent's
+    /// count. An output's padding is poisoned with it and must survive as its sentinels do.
+    std::function<Extent3(const Settings&)> pitched;
+    /// Several instances of the array (one per product of a batch), each its own device buffer
+    /// (DeviceBuffers::get(name, i)), end to end on the host; one unless the spec says.
+    std::function<std::size_t(const Settings&)> instances;
+    /// Copied in once, before the timed passes, rather than in each (a source that stays on the
+    /// device: a device-to-host copy's). Inputs only.
+    bool resident = false;
+    /// An output's own tolerance; the outputs of a spec where any has one are judged each against
+    /// its own (each other output against the spec's), and the run reports the first that fails.
+    std::function<Tolerance(const Settings&)> tolerance;
 };
 /// An input drawn from the run's seed (each input its own stream), by random_values unless its
 /// `draw` is set.
@@ -62,30 +104,57 @@ BufferSpec input(std::string name, std::function<std::size_t(const Settings&)> s
 /// outputs of one spec share an element type: they are checked as one array.
 BufferSpec output(std::string name, std::function<std::size_t(const Settings&)> size,
                   ElementType type = ElementType::f32);
+/// An array updated in place: drawn, copied in, copied out and checked.
+BufferSpec in_out(std::string name, std::function<std::size_t(const Settings&)> size,
+                  ElementType type = ElementType::f32);
+/// Device-only working memory of the launch step, poisoned before each pass.
+BufferSpec scratch(std::string name, std::function<std::size_t(const Settings&)> size,
+                   ElementType type = ElementType::f32);
 
-/// The run's device buffers by name, as the launch step gets them. Each output is allocated
-/// `sentinel_elements` longer than its size; launch steps pass the sizes from the settings.
+/// The run's device buffers by name, as the launch step gets them. Each flat buffer is allocated
+/// `sentinel_elements` longer than its size (a mapped input excepted); launch steps pass the sizes
+/// from the settings.
 class DeviceBuffers {
 public:
-    /// The buffer of that name; InvalidArgument when it holds another element type than T.
-    template <class T = float> Buffer<T> get(std::string_view name) const
+    /// Instance `instance` of the flat buffer of that name; InvalidArgument when it holds another
+    /// element type than T, is pitched, or has fewer instances.
+    template <class T = float> Buffer<T> get(std::string_view name, std::size_t instance = 0) const
     {
-        return Buffer<T>(find(name, element_type_of<T>));
+        return Buffer<T>(find(name, element_type_of<T>, instance).buffer);
     }
+    /// The pitched buffer of that name; InvalidArgument when it is flat or holds another type.
+    template <class T = float> PitchedBuffer<T> pitched(std::string_view name) const
+    {
+        const Entry& entry = find(name, element_type_of<T>, 0);
+        if (entry.pitch == 0) {
+            throw_not_pitched(name);
+        }
+        return PitchedBuffer<T>(entry.buffer, entry.pitch, entry.extent.width, entry.extent.height, entry.extent.depth);
+    }
+    /// Exchanges the buffers two names stand for, as a ping-pong between launches does (the same
+    /// type, size and instance count): the output of that name is then read from the other. Each
+    /// pass starts with every name on its own buffer.
+    void swap(std::string_view first, std::string_view second);
 
 private:
     friend class Runner;
-    const RawBuffer& find(std::string_view name, ElementType type) const;
     struct Entry {
         std::string name;
         ElementType type;
+        std::size_t instance = 0;
         RawBuffer buffer;
+        std::size_t pitch = 0; ///< bytes a row; 0 for a flat buffer
+        Extent3 extent;
+        std::size_t origin = 0; ///< the declared array whose buffer this is (swaps exchange it)
     };
+    const Entry& find(std::string_view name, ElementType type, std::size_t instance) const;
+    [[noreturn]] static void throw_not_pitched(std::string_view name);
     std::vector<Entry> buffers_;
 };
 
-/// The run's host arrays by name, as the CPU reference gets them: the inputs as drawn, the
-/// outputs to fill. InvalidArgument for a name not declared, or another element type than T.
+/// The run's host arrays by name, as the CPU reference gets them: the inputs as drawn (every
+/// instance end to end), the outputs to fill (an in_out's starting as drawn). InvalidArgument for
+/// a name not declared, or another element type than T.
 class HostArrays {
 public:
     template <class T = float> std::span<const T> in(std::string_view name) const
@@ -111,36 +180,95 @@ private:
     std::vector<Entry> arrays_;
 };
 
-/// One timed pass's kernel work, enqueued on `queue`; returns without waiting.
-using Launch = std::function<void(Queue& queue, const DeviceBuffers& buffers)>;
+/// Figures a step reports (Measurement::extras): e.g. the iterations a solve took.
+using Report = std::vector<std::pair<std::string, double>>;
 
-struct Tolerance {
-    double value = 0; ///< the largest relative error allowed (absolute below 1)
-    std::string reason;
+/// One timed pass's kernel work, enqueued on `queue`; returns without waiting, or, where it must
+/// wait (an iteration that reads its convergence back), once done. It may report figures (the
+/// iterations it took): those of the last timed pass go to the run's extras. Made from any callable
+/// taking (Queue&, DeviceBuffers&) and returning nothing or a Report.
+class Launch {
+public:
+    Launch() = default;
+    template <class F>
+    requires(!std::same_as<F, Launch> && std::invocable<const F&, Queue&, DeviceBuffers&>)
+        Launch(F step) // NOLINT(google-explicit-constructor): a lambda is a launch step
+    {
+        if constexpr (std::is_void_v<std::invoke_result_t<const F&, Queue&, DeviceBuffers&>>) {
+            step_ = [step = std::move(step)](Queue& queue, DeviceBuffers& buffers) {
+                step(queue, buffers);
+                return Report{};
+            };
+        } else {
+            step_ = std::move(step);
+        }
+    }
+    Report operator()(Queue& queue, DeviceBuffers& buffers) const { return step_(queue, buffers); }
+    explicit operator bool() const { return static_cast<bool>(step_); }
+
+private:
+    std::function<Report(Queue&, DeviceBuffers&)> step_;
+};
+
+class Pass;
+class Finish;
+class Runner;
+
+/// One pass on a schedule of the workload's own (matmul's overlapped and fork-join batches, the
+/// bandwidth legs on queues of their own): moves the inputs in, launches and moves the outputs
+/// out with the pass's pieces, marking each phase, and returns the pass's sample. The runner
+/// poisons the outputs before it and checks them after, as for the standard pass.
+using Schedule = std::function<Sample(Pass& pass)>;
+
+/// What a spec's prepare step makes for one run: the launch step, and where the run needs state
+/// of its own (a solver, its convergence), the hooks that read it.
+struct Prepared {
+    Prepared() = default;
+    Prepared(Launch step) : launch(std::move(step)) {} // NOLINT(google-explicit-constructor)
+    template <class F>
+    requires(!std::same_as<F, Launch> && !std::same_as<F, Prepared> && std::constructible_from<Launch, F>)
+        Prepared(F step)
+        : launch(std::move(step)) // NOLINT(google-explicit-constructor)
+    {
+    }
+
+    Launch launch;
+    /// Optional: the pass, where it is not the standard one (copy in, spacer, launch, copy out).
+    Schedule schedule;
+    /// Optional: the reference for this run, in place of Spec::reference: one that needs the
+    /// device (a reference kernel pair) or leaves state for `finish` (its own convergence).
+    std::function<void(const HostArrays& arrays)> reference;
+    /// Optional: after the timed passes, the check pass, the figures and the reference, before the
+    /// comparison: adds the run's extras, sets the work done (iterations), widens the tolerance
+    /// with its reason, or throws (a solve that diverged). Finish says what it can do.
+    std::function<void(Finish& finish)> finish;
 };
 
 /// Figures of the workload's own (Measurement::extras), measured after the timed passes on the
 /// same queue and buffers: e.g. the kernel's bandwidth against a device-to-device copy.
-using Figures = std::function<std::vector<std::pair<std::string, double>>(
-    Queue& queue, const DeviceBuffers& buffers, const Launch& launch, const Settings& settings)>;
+using Figures = std::function<Report(Queue& queue, DeviceBuffers& buffers, const Launch& launch,
+                                     const Settings& settings, const std::string& variant)>;
 
 struct Spec {
     WorkloadInfo info; ///< name, description, variants, parameters, rules, test cases
     std::vector<BufferSpec> buffers;
     /// Once per run, before anything is timed or allocated: builds the variant's kernels and
-    /// returns its launch step. What the device cannot do is refused here: Unsupported naming the
-    /// limit.
-    std::function<Launch(const Device& device, const Settings& settings, const std::string& variant)> prepare;
-    /// Fills the outputs from the inputs on the CPU.
+    /// returns its launch step (and its hooks, where it has any). What the device cannot do is
+    /// refused here: Unsupported naming the limit.
+    std::function<Prepared(const Device& device, const Settings& settings, const std::string& variant)> prepare;
+    /// Fills the outputs from the inputs on the CPU (unless the prepared run brings its own).
     std::function<void(const Settings& settings, const HostArrays& arrays)> reference;
     /// What one launch accomplishes, for the rate: bytes moved or floating-point operations.
     std::function<double(const Settings& settings)> work;
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::function<Tolerance(const Settings& settings)> tolerance;
     Figures figures; ///< optional
-    /// Device memory the workload takes beyond its buffers (the figures' copy destination, a
-    /// reduction's scratch), counted in its footprint as one more allocation; optional.
+    /// Device memory the prepared run holds beyond the declared buffers (a solver's own vectors, a
+    /// reduction's partial results, the figures' copy destination), counted in its footprint as
+    /// one more allocation; optional.
     std::function<std::uint64_t(const Settings& settings)> extra_device_bytes;
+    /// Host memory beyond the declared arrays (the reference's own working arrays); optional.
+    std::function<std::uint64_t(const Settings& settings)> extra_host_bytes;
 };
 
 /// The runner: a Workload made of a Spec.
@@ -148,8 +276,8 @@ class SpecWorkload : public Workload {
 public:
     explicit SpecWorkload(Spec spec);
     WorkloadInfo info() const override { return spec_.info; }
-    /// Every buffer on the device (outputs with their sentinels); on the host the inputs, the
-    /// outputs, their host buffers and the reference's.
+    /// Every buffer on the device (with its sentinels or padding) and the spacer; on the host the
+    /// inputs, the outputs, their host buffers and the reference's; and what the spec adds.
     Footprint footprint(const RunRequest& request) const override;
     Measurement run(const RunRequest& request) const override;
 
@@ -283,12 +411,88 @@ void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::s
 /// another name throws InvalidArgument listing the kinds.
 HostMemoryKind host_memory_kind(const std::string& name);
 
-/// When the request asks for verification: runs `reference` into an array of result.output's
-/// type and size (each element poison until written), timed, and compares result.output with it
-/// element by element (result.agreement, result.max_error), leaving out the elements
-/// result.writes marks never written. Needs result.tolerance set.
+/// Transitional, for the runs not yet made Specs: when the request asks for verification, runs
+/// `reference` into an array of result.output's type and size (each element poison until written),
+/// timed, and compares result.output with it (result.agreement, result.max_error).
 void check_against_reference(const RunRequest& request, Measurement& result,
                              const std::function<void(Values& expected)>& reference);
+
+// ---- What a spec's hooks get ----
+
+/// One pass as a Schedule runs it: the pieces of the standard pass, on the run's queue or another
+/// of the same device. Phases are marked on the run's queue (its PhaseTimer).
+class Pass {
+public:
+    Queue& queue() const { return *queue_; }
+    DeviceBuffers& buffers() const { return *buffers_; }
+    /// Runs the launch step on `queue` with the pass's buffers; its report is the pass's.
+    void launch(Queue& queue);
+    /// Enqueues on `queue` the copies in of the inputs (every one, or that named; every instance,
+    /// or that one), as the standard pass does. Resident and mapped inputs are not copied.
+    void copy_in(Queue& queue, std::string_view name = {}, std::optional<std::size_t> instance = {}) const;
+    /// The same for the copies out of the outputs.
+    void copy_out(Queue& queue, std::string_view name = {}, std::optional<std::size_t> instance = {}) const;
+    /// The host memory of an array's instance, as the copies use it (for a raw API's copy): an
+    /// input's drawn values, an output's room for what is read back.
+    std::span<std::byte> host(std::string_view name, std::size_t instance = 0) const;
+    /// Poisons the outputs again (untimed, waited for): before a second run within one pass.
+    void poison_outputs() const;
+    /// Closes the phase begun at the previous mark (PhaseTimer::mark) on the run's queue.
+    void mark(Phase phase);
+    void mark(const std::string& extra_phase);
+    /// Enqueues the spacer on the run's queue: just before a launch.
+    void space();
+    /// Waits for the run's queue: the sample of the phases marked.
+    Sample sample();
+
+private:
+    friend class Runner;
+    Pass(Runner& runner, Queue& queue, DeviceBuffers& buffers, const Launch& launch, const Spacer& spacer,
+         bool check_pass);
+    Runner* runner_;
+    Queue* queue_;
+    DeviceBuffers* buffers_;
+    const Launch* launch_;
+    const Spacer* spacer_;
+    bool check_pass_;
+    Report report_;
+    PhaseTimer timer_;
+};
+
+/// What a Prepared::finish hook sees of a run once its passes and the reference are done.
+class Finish {
+public:
+    Queue& queue;           ///< the run's queue, idle
+    DeviceBuffers& buffers; ///< as the last pass left them
+    const Settings& settings;
+    const std::string& variant;
+    Measurement& result;  ///< medians, output, extras (add to them), work (may be set)
+    const Report& report; ///< the last timed pass's launch report
+    /// The reference's outputs, end to end; null where it did not run. A hook may fill what a
+    /// sampled reference left (the result's own values there).
+    Values* expected;
+    /// Raises the tolerance to `value`, with its reason, where that is larger than it is.
+    void widen(double value, std::string reason);
+    /// The workload's own measure of the error, judged against the tolerance in place of the
+    /// element-wise relative error (matmul's, relative to the sum of |a·b|); the agreement still
+    /// names the elements.
+    void set_error(double error) { own_error_ = error; }
+    /// Runs `schedule` as the timed passes are run (Timing), the outputs poisoned before each
+    /// pass: its samples, and its last pass's outputs, sentinels checked, end to end.
+    std::pair<std::vector<Sample>, Values> repeat(const Schedule& schedule);
+
+private:
+    friend class Runner;
+    friend class SpecWorkload;
+    Finish(Runner& runner, Queue& queue, DeviceBuffers& buffers, const Settings& settings, const std::string& variant,
+           Measurement& result, const Report& report, Values* expected)
+        : queue(queue), buffers(buffers), settings(settings), variant(variant), result(result), report(report),
+          expected(expected), runner_(&runner)
+    {
+    }
+    Runner* runner_;
+    std::optional<double> own_error_;
+};
 
 } // namespace duet::workload
 
