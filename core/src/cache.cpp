@@ -9,11 +9,11 @@
 
 #include "state.hpp"
 
+#include <duet/detail/c_tokens.hpp>
 #include <duet/detail/file.hpp>
 #include <duet/device.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -362,80 +362,6 @@ Descriptor open_for_listing(const KernelCacheStatus& status)
     detail::fail<Error>("duet", "list_kernel_cache", "cannot use the kernel cache: " + problem);
 }
 
-// --- declared_kernels: a small tokenizer, enough to find kernel declarations ---
-
-bool is_identifier_start(char c)
-{
-    return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-bool is_identifier_char(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-/// Identifiers and single punctuation characters; comments, literals and preprocessor lines dropped.
-std::vector<std::string_view> tokens(std::string_view source)
-{
-    std::vector<std::string_view> result;
-    bool line_start = true;
-    for (std::size_t i = 0; i < source.size();) {
-        const char c = source[i];
-        if (c == '\n') {
-            line_start = true;
-            ++i;
-        } else if (std::isspace(static_cast<unsigned char>(c)) != 0) {
-            ++i;
-        } else if (source.compare(i, 2, "//") == 0) {
-            i = std::min(source.find('\n', i), source.size());
-        } else if (source.compare(i, 2, "/*") == 0) {
-            i = std::min(source.find("*/", i + 2), source.size() - 2) + 2;
-        } else if (c == '#' && line_start) {
-            // A directive runs to the end of the line, and on over lines ending in a backslash.
-            while (i < source.size() && source[i] != '\n') {
-                i += source[i] == '\\' ? 2 : 1;
-            }
-        } else if (c == '"' || c == '\'') {
-            for (++i; i < source.size() && source[i] != c && source[i] != '\n'; ++i) {
-                i += source[i] == '\\' ? 1 : 0;
-            }
-            ++i;
-            line_start = false;
-        } else if (is_identifier_start(c)) {
-            const std::size_t start = i;
-            while (i < source.size() && is_identifier_char(source[i])) {
-                ++i;
-            }
-            result.push_back(source.substr(start, i - start));
-            line_start = false;
-        } else {
-            if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
-                while (i + 1 < source.size() && (is_identifier_char(source[i + 1]) || source[i + 1] == '.')) {
-                    ++i;
-                }
-            } else {
-                result.push_back(source.substr(i, 1));
-            }
-            ++i;
-            line_start = false;
-        }
-    }
-    return result;
-}
-
-/// The index just past the group opened at `open` ("(" ... ")" or "[" ... "]"), nesting included.
-std::size_t past_group(const std::vector<std::string_view>& list, std::size_t open)
-{
-    const std::string_view opening = list[open], closing = opening == "(" ? ")" : "]";
-    int depth = 0;
-    for (std::size_t i = open; i < list.size(); ++i) {
-        depth += list[i] == opening ? 1 : list[i] == closing ? -1 : 0;
-        if (depth == 0) {
-            return i + 1;
-        }
-    }
-    return list.size();
-}
-
 } // namespace
 
 KernelCacheStatus kernel_cache_status()
@@ -554,28 +480,29 @@ std::vector<std::string> declared_kernels(std::string_view source)
 {
     static constexpr std::string_view attributes[] = {"__attribute__", "__launch_bounds__", "__cluster_dims__",
                                                       "__maxnreg__", "__declspec"};
-    const auto list = tokens(source);
+    const auto list = detail::c_tokens(source);
+    const auto text = [&](std::size_t i) { return i < list.size() ? list[i].text : std::string_view(); };
     std::vector<std::string> names;
     for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i] != "__kernel" && list[i] != "kernel" && list[i] != "__global__") {
+        if (text(i) != "__kernel" && text(i) != "kernel" && text(i) != "__global__") {
             continue;
         }
         // Kernels return void: after the qualifier come attributes and other specifiers, void,
         // perhaps more attributes, then the name and its parameter list.
         bool returns_void = false;
         for (std::size_t j = i + 1; j < list.size();) {
-            const bool has_group = j + 1 < list.size() && (list[j + 1] == "(" || list[j + 1] == "[");
-            if (std::find(std::begin(attributes), std::end(attributes), list[j]) != std::end(attributes) && has_group) {
-                j = past_group(list, j + 1);
-            } else if (list[j] == "[" && j + 1 < list.size() && list[j + 1] == "[") {
-                j = past_group(list, j);
-            } else if (!is_identifier_start(list[j].front())) {
+            const bool has_group = text(j + 1) == "(" || text(j + 1) == "[";
+            if (std::find(std::begin(attributes), std::end(attributes), text(j)) != std::end(attributes) && has_group) {
+                j = detail::closing_bracket(list, j + 1) + 1;
+            } else if (text(j) == "[" && text(j + 1) == "[") {
+                j = detail::closing_bracket(list, j) + 1;
+            } else if (!detail::is_c_name(text(j))) {
                 break;
-            } else if (list[j] == "void" && !returns_void) {
+            } else if (text(j) == "void" && !returns_void) {
                 returns_void = true;
                 ++j;
-            } else if (returns_void && j + 1 < list.size() && list[j + 1] == "(") {
-                names.emplace_back(list[j]);
+            } else if (returns_void && text(j + 1) == "(") {
+                names.emplace_back(text(j));
                 break;
             } else {
                 ++j;

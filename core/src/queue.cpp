@@ -274,6 +274,212 @@ struct RecordedLaunch {
     }
 };
 
+// --- a launch, in the steps launch_packed takes: each check throws before anything is enqueued ---
+
+/// A launch's range as the ABI takes it, and the work-items of one block.
+struct LaunchShape {
+    std::uint32_t dims = 1;
+    std::array<std::size_t, 3> grid{};
+    std::array<std::size_t, 3> block{};
+    std::size_t threads = 1;
+
+    duet_launch_range native() const { return {dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}}; }
+};
+
+constexpr const char* axes = "xyz";
+
+/// "kernel 'scale': y", where a message about one axis of a launch starts. Messages are built only
+/// on failure: the checks run on every launch.
+std::string axis_text(const detail::KernelState& kernel, std::uint32_t d)
+{
+    return std::string("kernel '") + kernel.name + "': " + axes[d];
+}
+
+/// A malformed range is the caller's error whatever the device (InvalidArgument): 1 to 3
+/// dimensions, no empty axis, 1 along the axes past its dimensions, and sizes that size_t holds.
+LaunchShape checked_shape(const std::string& backend, const char* call, const detail::KernelState& kernel,
+                          const Range& range)
+{
+    if (range.dims < 1 || range.dims > 3) {
+        detail::fail<InvalidArgument>(backend, call,
+                                      "a range has 1 to 3 dimensions, not " + std::to_string(range.dims));
+    }
+    LaunchShape shape{
+        range.dims, {range.grid.x, range.grid.y, range.grid.z}, {range.block.x, range.block.y, range.block.z}};
+    for (std::uint32_t d = 0; d < 3; ++d) {
+        const std::size_t grid = shape.grid[d], block = shape.block[d];
+        if (grid == 0 || block == 0) {
+            detail::fail<InvalidArgument>(backend, call,
+                                          axis_text(kernel, d) + " of the range is empty (grid " +
+                                              std::to_string(grid) + ", block " + std::to_string(block) + ")");
+        }
+        if (d >= range.dims && (grid != 1 || block != 1)) {
+            detail::fail<InvalidArgument>(backend, call,
+                                          axis_text(kernel, d) + " lies beyond the range's " +
+                                              std::to_string(range.dims) + " dimension(s) and must be 1");
+        }
+        std::size_t global = 0;
+        if (__builtin_mul_overflow(grid, block, &global)) {
+            detail::fail<InvalidArgument>(backend, call,
+                                          axis_text(kernel, d) + " global size grid × block overflows size_t");
+        }
+        if (__builtin_mul_overflow(shape.threads, block, &shape.threads)) {
+            detail::fail<InvalidArgument>(backend, call,
+                                          "kernel '" + kernel.name + "': block " + dims_text(shape.block) +
+                                              " has more work-items than size_t holds");
+        }
+    }
+    return shape;
+}
+
+/// A block the kernel's own declaration rules out (reqd_work_group_size, __launch_bounds__) is
+/// the caller's error too, on every device.
+void check_declared_block(const std::string& backend, const char* call, const detail::KernelState& kernel,
+                          const LaunchShape& shape)
+{
+    const KernelProperties& kp = kernel.properties;
+    if ((kp.required_block[0] != 0 && !std::equal(shape.block.begin(), shape.block.end(), kp.required_block.begin())) ||
+        (kp.max_block_limit == BlockLimit::declared && shape.threads > kp.max_block_size)) {
+        refuse_block(backend, call, kernel, shape.block);
+    }
+}
+
+/// The device's largest block and grid along each axis, its largest block, and the kernel's on it
+/// (its registers, or what the driver says): limits of this device (Unsupported).
+void check_device_limits(const std::string& backend, const char* call, const detail::KernelState& kernel,
+                         const LaunchShape& shape, const DeviceProperties& p)
+{
+    for (std::uint32_t d = 0; d < 3; ++d) {
+        if (shape.block[d] > p.max_block_dims[d]) {
+            detail::fail<Unsupported>(backend, call,
+                                      axis_text(kernel, d) + " block size " + std::to_string(shape.block[d]) +
+                                          " exceeds the device's max_block_dims[" + std::to_string(d) +
+                                          "] = " + std::to_string(p.max_block_dims[d]) + " (its largest block along " +
+                                          axes[d] + ")");
+        }
+        if (shape.grid[d] > p.max_grid_dims[d]) {
+            detail::fail<Unsupported>(backend, call,
+                                      axis_text(kernel, d) + " grid size " + std::to_string(shape.grid[d]) +
+                                          " exceeds the device's max_grid_dims[" + std::to_string(d) +
+                                          "] = " + std::to_string(p.max_grid_dims[d]));
+        }
+    }
+    if (shape.threads > p.max_block_size) {
+        detail::fail<Unsupported>(backend, call,
+                                  "kernel '" + kernel.name + "': block of " + dims_text(shape.block) + " = " +
+                                      std::to_string(shape.threads) +
+                                      " work-items exceeds the device's max_block_size " +
+                                      std::to_string(p.max_block_size) + " (its largest work-group)");
+    }
+    if (kernel.properties.max_block_size != 0 && shape.threads > kernel.properties.max_block_size) {
+        refuse_block(backend, call, kernel, shape.block);
+    }
+}
+
+/// A launch's arguments as the ABI takes them: in place for the usual few, so that a launch need
+/// not allocate; and how much LocalMemory they ask for.
+struct PackedArgs {
+    std::array<duet_kernel_arg, 16> in_place;
+    std::vector<duet_kernel_arg> on_heap; ///< only when there are more
+    std::size_t local_args = 0;
+    std::size_t dynamic_local = 0; ///< bytes, of the last LocalMemory argument
+
+    duet_kernel_arg* data() { return on_heap.empty() ? in_place.data() : on_heap.data(); }
+    const duet_kernel_arg* data() const { return on_heap.empty() ? in_place.data() : on_heap.data(); }
+};
+
+/// Each argument in the ABI's form; a buffer that is empty or of another device is refused
+/// (InvalidArgument), naming the argument.
+PackedArgs pack_arguments(const detail::QueueState& queue, const char* call, const detail::KernelState& kernel,
+                          const detail::LaunchArg* args, std::size_t count)
+{
+    PackedArgs packed;
+    if (count > packed.in_place.size()) {
+        packed.on_heap.resize(count);
+    }
+    duet_kernel_arg* native = packed.data();
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto& arg = args[i];
+        switch (arg.kind) {
+        case detail::LaunchArg::Kind::buffer: {
+            const auto& buffer = arg.buffer->state();
+            if (!buffer || buffer->device != queue.device) {
+                checked_buffer(queue, *arg.buffer, call,
+                               ("argument " + std::to_string(i) + " of kernel '" + kernel.name + "'").c_str());
+            }
+            native[i] = {DUET_ARG_BUFFER, buffer->handle, nullptr, 0};
+            break;
+        }
+        case detail::LaunchArg::Kind::value:
+            native[i] = {DUET_ARG_VALUE, nullptr, arg.value, arg.size};
+            break;
+        case detail::LaunchArg::Kind::local:
+            packed.dynamic_local = arg.size;
+            ++packed.local_args;
+            native[i] = {DUET_ARG_LOCAL, nullptr, nullptr, arg.size};
+            break;
+        }
+    }
+    return packed;
+}
+
+/// At most one LocalMemory argument (InvalidArgument), and its bytes with the kernel's static
+/// local memory within the device's local memory per block, opted-in where larger (Unsupported).
+void check_local_memory(const std::string& backend, const char* call, const detail::KernelState& kernel,
+                        const PackedArgs& packed, const DeviceProperties& p)
+{
+    if (packed.local_args > 1) {
+        detail::fail<InvalidArgument>(
+            backend, call,
+            "kernel '" + kernel.name +
+                "': at most one LocalMemory argument per launch (CUDA has one dynamic shared memory block)");
+    }
+    const std::uint64_t local_limit = p.local_memory_per_block_optin > p.local_memory_per_block
+                                          ? p.local_memory_per_block_optin
+                                          : p.local_memory_per_block;
+    const std::size_t dynamic_local = packed.dynamic_local;
+    // Compared without the sum, which a LocalMemory near SIZE_MAX would wrap.
+    if (dynamic_local > local_limit || kernel.properties.static_local_memory > local_limit - dynamic_local) {
+        detail::fail<Unsupported>(backend, call,
+                                  "kernel '" + kernel.name + "': local memory of " + std::to_string(dynamic_local) +
+                                      " dynamic + " + std::to_string(kernel.properties.static_local_memory) +
+                                      " static bytes exceeds the device's local_memory_per_block " +
+                                      std::to_string(local_limit) + " (its local memory per block" +
+                                      (local_limit > p.local_memory_per_block ? ", opted in" : "") + ")");
+    }
+}
+
+/// Launches now; or, while the queue records a sequence, records the launch with its argument
+/// values copied, the sequence keeping the kernel and the buffers alive.
+void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, const LaunchShape& shape,
+                      const PackedArgs& packed, const detail::LaunchArg* args, std::size_t count)
+{
+    const detail::DeviceState& device = *queue.device;
+    const duet_kernel handle = kernel.state()->handle;
+    const duet_launch_range range = shape.native();
+    const Gate gate(queue.recording_gate);
+    if (queue.recording == nullptr) [[likely]] {
+        device.check(
+            device.api().queue_launch(queue.handle, handle, &range, packed.data(), static_cast<std::uint32_t>(count)));
+        return;
+    }
+    auto recorded = std::make_shared<const RecordedLaunch>(handle, range, packed.data(), count);
+    enqueue(
+        queue, gate,
+        [launch = device.api().queue_launch, recorded](duet_queue native) {
+            return launch(native, recorded->kernel, &recorded->range, recorded->args.data(),
+                          static_cast<std::uint32_t>(recorded->args.size()));
+        },
+        [&](auto& kept) {
+            kept.push_back(kernel.state());
+            for (std::size_t i = 0; i < count; ++i) {
+                if (args[i].kind == detail::LaunchArg::Kind::buffer) {
+                    kept.push_back(args[i].buffer->state());
+                }
+            }
+        });
+}
+
 /// A recording from the moment the queue records: end() stops it, the gate held alone, and the
 /// backend's recording ends into the sequence; if the commands threw, the destructor stops it and
 /// the backend's recording is dropped.
@@ -478,150 +684,18 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
 {
     constexpr const char* call = "Queue::launch";
     const detail::QueueState& state = detail::live(state_, call, "Queue");
-    const auto& device = *state.device;
-    const std::string& name = device.backend->name();
     const auto& k = detail::live(kernel.state(), call, "Kernel");
     if (k.program->device != state.device) {
         check_same_device(state, k.program->device, call, ("kernel '" + k.name + "'").c_str());
     }
-
-    const auto& p = device.properties;
-    if (range.dims < 1 || range.dims > 3) {
-        detail::fail<InvalidArgument>(name, call, "a range has 1 to 3 dimensions, not " + std::to_string(range.dims));
-    }
-    const std::array<std::size_t, 3> grid{range.grid.x, range.grid.y, range.grid.z};
-    const std::array<std::size_t, 3> block{range.block.x, range.block.y, range.block.z};
-    constexpr const char* axis = "xyz";
-    // Messages are built only on failure: this path runs once per launch.
-    const auto which = [&](std::uint32_t d) { return std::string("kernel '") + k.name + "': " + axis[d]; };
-    // A malformed range is the caller's error whatever the device (InvalidArgument) ...
-    std::size_t threads = 1;
-    for (std::uint32_t d = 0; d < 3; ++d) {
-        if (grid[d] == 0 || block[d] == 0) {
-            detail::fail<InvalidArgument>(name, call,
-                                          which(d) + " of the range is empty (grid " + std::to_string(grid[d]) +
-                                              ", block " + std::to_string(block[d]) + ")");
-        }
-        if (d >= range.dims && (grid[d] != 1 || block[d] != 1)) {
-            detail::fail<InvalidArgument>(name, call,
-                                          which(d) + " lies beyond the range's " + std::to_string(range.dims) +
-                                              " dimension(s) and must be 1");
-        }
-        std::size_t global = 0;
-        if (__builtin_mul_overflow(grid[d], block[d], &global)) {
-            detail::fail<InvalidArgument>(name, call, which(d) + " global size grid × block overflows size_t");
-        }
-        if (__builtin_mul_overflow(threads, block[d], &threads)) {
-            detail::fail<InvalidArgument>(name, call,
-                                          "kernel '" + k.name + "': block " + dims_text(block) +
-                                              " has more work-items than size_t holds");
-        }
-    }
-    // ... and so is a block the kernel's own declaration rules out, on every device ...
-    const KernelProperties& kp = k.properties;
-    if ((kp.required_block[0] != 0 && !std::equal(block.begin(), block.end(), kp.required_block.begin())) ||
-        (kp.max_block_limit == BlockLimit::declared && threads > kp.max_block_size)) {
-        refuse_block(name, call, k, block);
-    }
-    // ... while a limit of this device is something it cannot do (Unsupported): another device may.
-    for (std::uint32_t d = 0; d < 3; ++d) {
-        if (block[d] > p.max_block_dims[d]) {
-            detail::fail<Unsupported>(name, call,
-                                      which(d) + " block size " + std::to_string(block[d]) +
-                                          " exceeds the device's max_block_dims[" + std::to_string(d) +
-                                          "] = " + std::to_string(p.max_block_dims[d]) + " (its largest block along " +
-                                          axis[d] + ")");
-        }
-        if (grid[d] > p.max_grid_dims[d]) {
-            detail::fail<Unsupported>(name, call,
-                                      which(d) + " grid size " + std::to_string(grid[d]) +
-                                          " exceeds the device's max_grid_dims[" + std::to_string(d) +
-                                          "] = " + std::to_string(p.max_grid_dims[d]));
-        }
-    }
-    if (threads > p.max_block_size) {
-        detail::fail<Unsupported>(name, call,
-                                  "kernel '" + k.name + "': block of " + dims_text(block) + " = " +
-                                      std::to_string(threads) + " work-items exceeds the device's max_block_size " +
-                                      std::to_string(p.max_block_size) + " (its largest work-group)");
-    }
-    if (kp.max_block_size != 0 && threads > kp.max_block_size) {
-        refuse_block(name, call, k, block);
-    }
-
-    constexpr std::size_t inline_args = 16;
-    std::array<duet_kernel_arg, inline_args> inline_storage;
-    std::vector<duet_kernel_arg> heap_storage;
-    duet_kernel_arg* native = inline_storage.data();
-    if (count > inline_args) {
-        heap_storage.resize(count);
-        native = heap_storage.data();
-    }
-    std::size_t dynamic_local = 0;
-    std::size_t local_args = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        const auto& arg = args[i];
-        switch (arg.kind) {
-        case detail::LaunchArg::Kind::buffer: {
-            const auto& buffer = arg.buffer->state();
-            if (!buffer || buffer->device != state.device) {
-                checked_buffer(state, *arg.buffer, call,
-                               ("argument " + std::to_string(i) + " of kernel '" + k.name + "'").c_str());
-            }
-            native[i] = {DUET_ARG_BUFFER, buffer->handle, nullptr, 0};
-            break;
-        }
-        case detail::LaunchArg::Kind::value:
-            native[i] = {DUET_ARG_VALUE, nullptr, arg.value, arg.size};
-            break;
-        case detail::LaunchArg::Kind::local:
-            dynamic_local = arg.size;
-            ++local_args;
-            native[i] = {DUET_ARG_LOCAL, nullptr, nullptr, arg.size};
-            break;
-        }
-    }
-    if (local_args > 1) {
-        detail::fail<InvalidArgument>(
-            name, call,
-            "kernel '" + k.name +
-                "': at most one LocalMemory argument per launch (CUDA has one dynamic shared memory block)");
-    }
-    const std::uint64_t local_limit = p.local_memory_per_block_optin > p.local_memory_per_block
-                                          ? p.local_memory_per_block_optin
-                                          : p.local_memory_per_block;
-    // Compared without the sum, which a LocalMemory near SIZE_MAX would wrap.
-    if (dynamic_local > local_limit || k.properties.static_local_memory > local_limit - dynamic_local) {
-        detail::fail<Unsupported>(name, call,
-                                  "kernel '" + k.name + "': local memory of " + std::to_string(dynamic_local) +
-                                      " dynamic + " + std::to_string(k.properties.static_local_memory) +
-                                      " static bytes exceeds the device's local_memory_per_block " +
-                                      std::to_string(local_limit) + " (its local memory per block" +
-                                      (local_limit > p.local_memory_per_block ? ", opted in" : "") + ")");
-    }
-
-    const duet_launch_range native_range{range.dims, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}};
-    const Gate gate(state.recording_gate);
-    if (state.recording == nullptr) [[likely]] {
-        device.check(device.api().queue_launch(state.handle, k.handle, &native_range, native,
-                                               static_cast<std::uint32_t>(count)));
-        return;
-    }
-    auto recorded = std::make_shared<const RecordedLaunch>(k.handle, native_range, native, count);
-    enqueue(
-        state, gate,
-        [launch = device.api().queue_launch, recorded](duet_queue queue) {
-            return launch(queue, recorded->kernel, &recorded->range, recorded->args.data(),
-                          static_cast<std::uint32_t>(recorded->args.size()));
-        },
-        [&](auto& kept) {
-            kept.push_back(kernel.state());
-            for (std::size_t i = 0; i < count; ++i) {
-                if (args[i].kind == detail::LaunchArg::Kind::buffer) {
-                    kept.push_back(args[i].buffer->state());
-                }
-            }
-        });
+    const std::string& backend = state.device->backend->name();
+    const DeviceProperties& device = state.device->properties;
+    const LaunchShape shape = checked_shape(backend, call, k, range);
+    check_declared_block(backend, call, k, shape);
+    check_device_limits(backend, call, k, shape, device);
+    const PackedArgs packed = pack_arguments(state, call, k, args, count);
+    check_local_memory(backend, call, k, packed, device);
+    launch_or_record(state, kernel, shape, packed, args, count);
 }
 
 Event Queue::record()

@@ -1,7 +1,9 @@
-// Reading kernel signatures from source: tokens with their lines (comments, strings and
+// Reading kernel signatures from source: the core's C tokens with their lines (comments and
 // preprocessor lines skipped), then the token after a kernel's `__global__` / `__kernel`
 // qualifiers that is followed by `(` is its name, and its parameter list splits at top-level commas.
 #include "signature.hpp"
+
+#include <duet/detail/c_tokens.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -11,92 +13,9 @@ namespace duet::workload::port {
 
 namespace {
 
-struct Token {
-    std::string text;
-    std::size_t offset = 0; ///< into the source
-    std::size_t line = 1;
-};
-
-bool is_name_char(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-std::vector<Token> tokenize(const std::string& source)
-{
-    std::vector<Token> tokens;
-    std::size_t line = 1;
-    bool line_start = true;
-    for (std::size_t i = 0; i < source.size();) {
-        const char c = source[i];
-        if (c == '\n') {
-            ++line;
-            ++i;
-            line_start = true;
-        } else if (std::isspace(static_cast<unsigned char>(c))) {
-            ++i;
-        } else if (c == '#' && line_start) {
-            // A preprocessor line, with its backslash continuations.
-            while (i < source.size() && source[i] != '\n') {
-                if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
-                    ++line;
-                    ++i;
-                }
-                ++i;
-            }
-        } else if (source.compare(i, 2, "//") == 0) {
-            while (i < source.size() && source[i] != '\n') {
-                ++i;
-            }
-        } else if (source.compare(i, 2, "/*") == 0) {
-            const std::size_t end = source.find("*/", i + 2);
-            const std::size_t stop = end == std::string::npos ? source.size() : end + 2;
-            line += std::count(source.begin() + i, source.begin() + stop, '\n');
-            i = stop;
-        } else if (c == '"' || c == '\'') {
-            std::size_t j = i + 1;
-            while (j < source.size() && source[j] != c && source[j] != '\n') {
-                j += source[j] == '\\' ? 2 : 1;
-            }
-            j = std::min(j + 1, source.size());
-            tokens.push_back({source.substr(i, j - i), i, line});
-            i = j;
-            line_start = false;
-        } else if (is_name_char(c)) {
-            std::size_t j = i;
-            while (j < source.size() && is_name_char(source[j])) {
-                ++j;
-            }
-            tokens.push_back({source.substr(i, j - i), i, line});
-            i = j;
-            line_start = false;
-        } else {
-            tokens.push_back({std::string(1, c), i, line});
-            ++i;
-            line_start = false;
-        }
-    }
-    return tokens;
-}
-
-bool is_name(const std::string& text)
-{
-    return !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
-}
-
-/// The index of the token that closes the bracket at `open`, or tokens.size().
-std::size_t closing(const std::vector<Token>& tokens, std::size_t open)
-{
-    int depth = 0;
-    for (std::size_t i = open; i < tokens.size(); ++i) {
-        const std::string& t = tokens[i].text;
-        depth += (t == "(" || t == "[" || t == "{") ? 1 : (t == ")" || t == "]" || t == "}") ? -1 : 0;
-        if (depth == 0) {
-            return i;
-        }
-    }
-    return tokens.size();
-}
+using Tokens = std::vector<detail::CToken>;
+using detail::closing_bracket;
+using detail::is_c_name;
 
 struct Found {
     std::size_t name; ///< token index of the kernel's name
@@ -105,26 +24,26 @@ struct Found {
 
 /// Each kernel declared in the tokens: after the qualifier, the first name followed by '(' that is
 /// not an attribute.
-std::vector<Found> find_kernels(const std::vector<Token>& tokens, Language language)
+std::vector<Found> find_kernels(const Tokens& tokens, Language language)
 {
     std::vector<Found> found;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const std::string& t = tokens[i].text;
+        const std::string_view t = tokens[i].text;
         const bool qualifier = language == Language::cuda ? t == "__global__" : (t == "__kernel" || t == "kernel");
         if (!qualifier) {
             continue;
         }
         for (std::size_t j = i + 1; j + 1 < tokens.size(); ++j) {
-            const std::string& word = tokens[j].text;
+            const std::string_view word = tokens[j].text;
             if (word == ";" || word == "{" || word == "}") {
                 break;
             }
-            if (tokens[j + 1].text != "(" || !is_name(word)) {
+            if (tokens[j + 1].text != "(" || !is_c_name(word)) {
                 continue;
             }
             if (word == "__launch_bounds__" || word == "__attribute__" || word == "__declspec" ||
                 word == "__maxnreg__" || word == "__cluster_dims__") {
-                j = closing(tokens, j + 1);
+                j = closing_bracket(tokens, j + 1);
                 continue;
             }
             found.push_back({j, j + 1});
@@ -153,8 +72,8 @@ std::string collapse_spaces(const std::string& text)
     return out;
 }
 
-KernelParameter read_parameter(const std::string& source, const std::vector<Token>& tokens, std::size_t first,
-                               std::size_t last, Language language, const std::string& entry)
+KernelParameter read_parameter(const std::string& source, const Tokens& tokens, std::size_t first, std::size_t last,
+                               Language language, const std::string& entry)
 {
     KernelParameter parameter;
     parameter.line = tokens[first].line;
@@ -174,7 +93,7 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
         parameter.pointer = true;
     }
     for (std::size_t i = first; i < end; ++i) {
-        const std::string& w = tokens[i].text;
+        const std::string_view w = tokens[i].text;
         if (w == "*") {
             parameter.pointer = true;
             seen_pointer = true;
@@ -188,10 +107,10 @@ KernelParameter read_parameter(const std::string& source, const std::vector<Toke
             parameter.space = AddressSpace::constant;
         } else if (w == "volatile" || w == "restrict" || w == "__restrict__" || w == "__restrict" || w == "__private" ||
                    w == "private" || w == "struct" || w == "__grid_constant__") {
-        } else if (is_name(w) && i + 1 == end) {
+        } else if (is_c_name(w) && i + 1 == end) {
             parameter.name = w;
-        } else if (is_name(w)) {
-            type_words.push_back(w);
+        } else if (is_c_name(w)) {
+            type_words.emplace_back(w);
         } else {
             throw std::invalid_argument("line " + std::to_string(tokens[i].line) + ": cannot read parameter '" +
                                         parameter.declaration + "' of " + entry);
@@ -282,7 +201,7 @@ std::optional<std::string> element_name(std::vector<std::string> words)
 
 std::optional<KernelSignature> read_signature(const std::string& source, const std::string& entry, Language language)
 {
-    const auto tokens = tokenize(source);
+    const auto tokens = detail::c_tokens(source);
     for (const Found& kernel : find_kernels(tokens, language)) {
         if (tokens[kernel.name].text != entry) {
             continue;
@@ -290,7 +209,7 @@ std::optional<KernelSignature> read_signature(const std::string& source, const s
         KernelSignature signature;
         signature.entry = entry;
         signature.line = tokens[kernel.name].line;
-        const std::size_t close = closing(tokens, kernel.open);
+        const std::size_t close = closing_bracket(tokens, kernel.open);
         if (close == tokens.size()) {
             throw std::invalid_argument("line " + std::to_string(signature.line) + ": the parameter list of " + entry +
                                         " does not close");
@@ -308,7 +227,7 @@ std::optional<KernelSignature> read_signature(const std::string& source, const s
                 signature.parameters.push_back(read_parameter(source, tokens, first, i, language, entry));
                 first = i + 1;
             } else if (tokens[i].text == "(" || tokens[i].text == "[") {
-                i = closing(tokens, i);
+                i = closing_bracket(tokens, i);
             }
         }
         return signature;
@@ -318,11 +237,11 @@ std::optional<KernelSignature> read_signature(const std::string& source, const s
 
 std::vector<std::string> kernel_names(const std::string& source, Language language)
 {
-    const auto tokens = tokenize(source);
+    const auto tokens = detail::c_tokens(source);
     std::vector<std::string> names;
     for (const Found& kernel : find_kernels(tokens, language)) {
         if (std::find(names.begin(), names.end(), tokens[kernel.name].text) == names.end()) {
-            names.push_back(tokens[kernel.name].text);
+            names.emplace_back(tokens[kernel.name].text);
         }
     }
     return names;
