@@ -1,8 +1,8 @@
 # What `cmake --install` puts where: the libraries and public headers, the CLI, and the CMake
 # package find_package(duet CONFIG) reads (duet::core, duet::workload, duet_embed_kernels(),
-# duet_add_workload(), duet_add_algorithm()). Backends and workloads install themselves
-# (duet_add_backend, duet_add_workload) to duet/ and duet/workloads beside libduet_core.so, where
-# the installed libraries look. Run paths are $ORIGIN-based, so the installed tree can be moved as a whole.
+# duet_add_workload()). Backends and workloads install themselves (duet_add_backend,
+# duet_add_workload) to duet/ and duet/workloads beside libduet_core.so, where the installed
+# libraries look. Run paths are $ORIGIN-based, so the installed tree can be moved as a whole.
 include(CMakePackageConfigHelpers)
 
 set(DUET_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/duet)
