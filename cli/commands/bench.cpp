@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <map>
 
 namespace duet::cli {
 
@@ -57,18 +58,37 @@ void measure_points(Benchmark& bench, const std::shared_ptr<const Workload>& wor
                     const std::vector<std::pair<Device, std::string>>& devices)
 {
     Progress progress(settings.size() * variants.size() * devices.size());
+    // A variant is measured once for the values of the parameters that apply to it: a point that
+    // differs only in another variant's parameter takes that run again rather than repeating it.
+    std::map<std::string, Run> measured;
     for (const auto& point_settings : settings) {
         std::vector<Run> runs;
         for (const auto& variant : variants) {
+            std::string values_for_variant = variant;
+            for (const auto& parameter : bench.info.parameters) {
+                if (applies_to(parameter.variants, variant)) {
+                    values_for_variant += "\n" + parameter.name + "=" + point_settings.text(parameter.name);
+                }
+            }
             for (const auto& [device, label] : devices) {
                 const Job job{workload, bench.info, variant,    point_settings,
                               device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
-                if (const auto broken = point_settings.broken_rule(bench.info)) {
+                if (const auto broken = point_settings.broken_rule(bench.info, variant)) {
                     runs.push_back({job, Status::unsupported, "skipped: " + *broken, {}, {}, {}});
+                    continue;
+                }
+                const std::string key = values_for_variant + "\n" + label;
+                if (const auto earlier = measured.find(key); earlier != measured.end()) {
+                    Run again = earlier->second;
+                    again.job = job;
+                    runs.push_back(std::move(again));
+                    progress.start(describe_settings(bench.info, point_settings.values()) + " " + variant + " on " +
+                                   label + ": measured already");
                     continue;
                 }
                 progress.start(describe_settings(bench.info, point_settings.values()) + " " + variant + " on " + label);
                 runs.push_back(execute(job, true));
+                measured.emplace(key, runs.back());
             }
         }
         cross_check(runs.begin(), runs.end());

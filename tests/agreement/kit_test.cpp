@@ -117,12 +117,12 @@ TEST_P(KitRunner, AnExtraPhaseIsNeverFoldedIntoAnother)
 {
     Queue queue = device().create_queue();
     auto buffer = device().alloc<float>(1 << 16);
-    PhaseTimer timer(queue);
+    PhaseTimer phases(queue);
     queue.fill(buffer, 1.0f);
-    timer.mark(Phase::kernel);
+    phases.mark(Phase::kernel);
     queue.fill(buffer, 2.0f);
-    timer.mark("refill");
-    const Sample sample = timer.sample();
+    phases.mark("refill");
+    const Sample sample = phases.sample();
     EXPECT_EQ(sample.d2h_ms, 0.0);
     EXPECT_EQ(sample.h2d_ms, 0.0);
     ASSERT_EQ(sample.extra_phases.size(), 1u);

@@ -102,11 +102,11 @@ TEST_P(SpecHooks, ScratchIsDeviceOnlyAndPoisonedBeforeEachPass)
     EXPECT_EQ(good.output.size(), n); // the scratch is not an output
 
     // Read before anything wrote it: the scratch holds each pass's poison, so y was never written.
-    const Measurement unwritten = run(
-        device(), spec_of({input("x", size_n), scratch("t", size_n), output("y", size_n)},
-                          [](Queue& queue, const DeviceBuffers& buffers) {
-                              queue.copy(buffers.get("y").view(0, n), buffers.get("t").view(0, n));
-                          }));
+    const Measurement unwritten =
+        run(device(), spec_of({input("x", size_n), scratch("t", size_n), output("y", size_n)},
+                              [](Queue& queue, const DeviceBuffers& buffers) {
+                                  queue.copy(buffers.get("y").view(0, n), buffers.get("t").view(0, n));
+                              }));
     EXPECT_FALSE(unwritten.matches_reference());
     EXPECT_EQ(unwritten.writes.unwritten, n);
 }
@@ -168,32 +168,33 @@ TEST_P(SpecHooks, ASwapBetweenLaunchesReadsTheOutputFromTheBufferItsNameHolds)
     EXPECT_EQ(result.writes.judged, 0u); // read from scratch, which the pass poisons, not an output
 
     const auto mismatched = expect_error<InvalidArgument>([&] {
-        run(device(), spec_of({input("x", size_n), scratch("t", [](const Settings&) { return n + 1; }),
-                               output("y", size_n)},
-                              [](Queue&, DeviceBuffers& buffers) { buffers.swap("y", "t"); }));
+        run(device(),
+            spec_of({input("x", size_n), scratch("t", [](const Settings&) { return n + 1; }), output("y", size_n)},
+                    [](Queue&, DeviceBuffers& buffers) { buffers.swap("y", "t"); }));
     });
     ASSERT_TRUE(mismatched);
-    EXPECT_NE(mismatched->message().find("'y' and 't' cannot be swapped"), std::string::npos)
-        << mismatched->message();
+    EXPECT_NE(mismatched->message().find("'y' and 't' cannot be swapped"), std::string::npos) << mismatched->message();
 }
 
 TEST_P(SpecHooks, InstancesAreBuffersOfTheirOwnEndToEndOnTheHost)
 {
     BufferSpec y = output("y", size_n);
     y.instances = [](const Settings&) { return std::size_t{3}; };
-    const Measurement result = run(device(), spec_of({input("x", size_n), y}, [](Queue& queue, const DeviceBuffers& buffers) {
-        for (std::size_t p = 0; p < 3; ++p) {
-            copy_x_to(queue, buffers, "y", p);
-        }
-    }));
+    const Measurement result =
+        run(device(), spec_of({input("x", size_n), y}, [](Queue& queue, const DeviceBuffers& buffers) {
+                for (std::size_t p = 0; p < 3; ++p) {
+                    copy_x_to(queue, buffers, "y", p);
+                }
+            }));
     EXPECT_TRUE(result.matches_reference()) << result.agreement.describe();
     EXPECT_EQ(result.output.size(), 3 * n);
 
     // The last instance left unwritten: its elements, and only those, were never written.
-    const Measurement partial = run(device(), spec_of({input("x", size_n), y}, [](Queue& queue, const DeviceBuffers& buffers) {
-        copy_x_to(queue, buffers, "y", 0);
-        copy_x_to(queue, buffers, "y", 1);
-    }));
+    const Measurement partial =
+        run(device(), spec_of({input("x", size_n), y}, [](Queue& queue, const DeviceBuffers& buffers) {
+                copy_x_to(queue, buffers, "y", 0);
+                copy_x_to(queue, buffers, "y", 1);
+            }));
     EXPECT_FALSE(partial.matches_reference());
     EXPECT_EQ(partial.writes.unwritten, n);
 
@@ -234,10 +235,11 @@ TEST_P(SpecHooks, OutputsWithToleranceOfTheirOwnAreJudgedEachAgainstIt)
     const auto make = [](double z_tolerance) {
         BufferSpec z = output("z", size_n);
         z.tolerance = [z_tolerance](const Settings&) { return Tolerance{z_tolerance, "z's own"}; };
-        Spec spec = spec_of({input("x", size_n), output("y", size_n), z}, [](Queue& queue, const DeviceBuffers& buffers) {
-            copy_x_to(queue, buffers, "y");
-            queue.fill(buffers.get("z").view(0, n), 1.0f);
-        });
+        Spec spec =
+            spec_of({input("x", size_n), output("y", size_n), z}, [](Queue& queue, const DeviceBuffers& buffers) {
+                copy_x_to(queue, buffers, "y");
+                queue.fill(buffers.get("z").view(0, n), 1.0f);
+            });
         spec.reference = [](const Settings&, const HostArrays& arrays) {
             std::ranges::copy(arrays.in("x"), arrays.out("y").begin());
             std::ranges::fill(arrays.out("z"), 1.2f);

@@ -766,6 +766,42 @@ TEST(Cli, ARuleBetweenParametersIsRefusedNamingBothAndASweepSkipsThePoint)
     EXPECT_THAT(bench.out, HasSubstr("skipped: parameters 'n' (2000) and 'limit' (1000)"));
 }
 
+TEST(Cli, AVariantsOwnRuleSkipsThatVariantOnlyAndASweepDoesNotRepeatTheOthers)
+{
+    REQUIRE_A_DEVICE(device);
+    // n <= limit / 2 binds drift_too alone: the settings are refused for it, and offset runs with them.
+    const auto run = run_duet({"compare", "wrong", "--variants", "offset,drift_too", "--devices", device, "--set",
+                               "n=600", "--set", "limit=1000", "--json"},
+                              wrong_plugins);
+    const auto json = parse_or_fail(run.out);
+    EXPECT_EQ(json["counts"]["unsupported"].number(), 1) << run.out;
+    EXPECT_THAT(run.out, HasSubstr("skipped: parameters 'n' (600) and 'limit' (1000) of workload 'wrong' break a rule "
+                                   "of variant 'drift_too': n must not exceed limit / 2"));
+    EXPECT_THAT(run.out, HasSubstr("differs from the CPU reference")) << "offset ran, and is wrong as it should be";
+
+    // `unused` applies to drift_too only: offset is measured once and that run stands for both points.
+    const auto bench = run_duet({"bench", "wrong", "--variants", "offset,drift_too", "--devices", device, "--sweep",
+                                 "unused=1,2", "--repeats", "2", "--warmup", "0", "--json"},
+                                wrong_plugins);
+    const auto points = parse_or_fail(bench.out)["points"].array();
+    ASSERT_EQ(points.size(), 4u) << bench.out;
+    const auto kernel_samples = [](const json::Value& point) {
+        std::vector<double> samples;
+        for (const auto& sample : point["samples"]["kernel_ms"].array()) {
+            samples.push_back(sample.number());
+        }
+        return samples;
+    };
+    std::vector<std::vector<double>> offset, drift;
+    for (const auto& point : points) {
+        (point["variant"].string() == "offset" ? offset : drift).push_back(kernel_samples(point));
+    }
+    ASSERT_EQ(offset.size(), 2u);
+    EXPECT_EQ(offset[0], offset[1]) << "one run of offset for both values of drift_too's parameter";
+    ASSERT_EQ(drift.size(), 2u);
+    EXPECT_NE(drift[0], drift[1]) << "drift_too measured at each value";
+}
+
 TEST(Cli, TestRunsEveryDeclaredCaseOfAWorkload)
 {
     REQUIRE_A_DEVICE(device);

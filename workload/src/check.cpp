@@ -45,6 +45,12 @@ std::string job_name(const Job& job)
 Run execute(const Job& job, bool verify)
 {
     Run run{job, Status::ok, {}, {}, {}, {}};
+    // A rule of this variant's own: the settings are not for it, as a limit it lacks would be.
+    if (const auto broken = job.settings.broken_rule(job.info, job.variant)) {
+        run.status = Status::unsupported;
+        run.reason = "skipped: " + *broken;
+        return run;
+    }
     try {
         run.measurement =
             run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed, job.timing});

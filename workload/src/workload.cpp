@@ -223,6 +223,9 @@ std::string foreign_exception_text(const std::string& workload, const std::strin
 
 Measurement run_within_limits(const Workload& workload, const RunRequest& request)
 {
+    if (const auto broken = request.settings.broken_rule(workload.info(), request.variant)) {
+        fail<InvalidArgument>(workload.info().name, "Settings", *broken);
+    }
     check_fits(workload.footprint(request), request.device, workload.info().name + "/" + request.variant);
     return workload.run(request);
 }
@@ -237,9 +240,17 @@ Settings Settings::without_rules(const WorkloadInfo& info, const std::map<std::s
     return Settings(info, values, false);
 }
 
-std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info) const
+bool applies_to(const std::vector<std::string>& variants, const std::string& variant)
+{
+    return variants.empty() || std::find(variants.begin(), variants.end(), variant) != variants.end();
+}
+
+std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info, const std::string& variant) const
 {
     for (const auto& rule : info.rules) {
+        if (!rule.variants.empty() && (variant.empty() || !applies_to(rule.variants, variant))) {
+            continue;
+        }
         std::string broken = rule.text;
         try {
             if (rule.holds(*this)) {
@@ -258,7 +269,8 @@ std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info) const
         }
         const bool one = rule.parameters.size() == 1;
         return (one ? "parameter " : "parameters ") + named + " of workload '" + info.name + "' " +
-               (one ? "breaks" : "break") + " a rule: " + broken;
+               (one ? "breaks" : "break") + " a rule" +
+               (rule.variants.empty() ? std::string() : " of variant '" + variant + "'") + ": " + broken;
     }
     return std::nullopt;
 }

@@ -2,7 +2,8 @@
 // and says so against the reference; drift and drift_too: claim to match, but each run in a
 // process adds another 1e-3, so only comparing devices, or variants, catches it; unsupported:
 // throws duet::Unsupported; unchecked: computes c and never compares it with its reference. Its rule (n <= limit) is
-// what the CLI tests break.
+// what the CLI tests break; drift_too has a rule of its own (n <= limit / 2), and a parameter of its own (`unused`,
+// which changes nothing) that a sweep need not repeat the other variants for.
 #include <duet/workload/kit.hpp>
 
 #include <duet_kernels/wrong.hpp>
@@ -12,69 +13,75 @@
 
 namespace {
 
-class Wrong final : public duet::Workload {
-public:
-    duet::WorkloadInfo info() const override
-    {
-        return {"wrong",
-                "c = a + b, wrong on purpose (CLI tests only)",
-                {"offset", "drift", "drift_too", "unsupported", "unchecked"},
-                {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
-                 duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
-                {},
-                {{{"n", "limit"}, "n must not exceed limit", [](const duet::Settings& s) {
-                      return s.integer("n") <= s.integer("limit");
-                  }}}};
-    }
+using namespace duet::workload;
 
-    duet::Footprint footprint(const duet::RunRequest& request) const override
-    {
-        const std::uint64_t bytes = request.settings.integer("n") * sizeof(float);
-        return {3 * bytes, bytes, 4 * bytes};
-    }
+std::size_t n(const duet::Settings& settings)
+{
+    return static_cast<std::size_t>(settings.integer("n"));
+}
 
-    duet::Measurement run(const duet::RunRequest& request) const override
-    {
-        if (request.variant == "unsupported") {
+bool drifts(const std::string& variant)
+{
+    return variant == "drift" || variant == "drift_too";
+}
+
+Spec spec()
+{
+    Spec spec;
+    spec.info = {.name = "wrong",
+                 .description = "c = a + b, wrong on purpose (CLI tests only)",
+                 .variants = {"offset", "drift", "drift_too", "unsupported", "unchecked"},
+                 .parameters = {integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
+                                integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed"),
+                                integer_parameter("unused", 1, 1, 100, "changes nothing", {"drift_too"})},
+                 .rules = {{.parameters = {"n", "limit"},
+                            .text = "n must not exceed limit",
+                            .holds = [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }},
+                           {.parameters = {"n", "limit"},
+                            .text = "n must not exceed limit / 2",
+                            .holds = [](const duet::Settings& s) { return 2 * s.integer("n") <= s.integer("limit"); },
+                            .variants = {"drift_too"}}}};
+    spec.buffers = {input("a", n), input("b", n), output("c", n)};
+    spec.prepare = [](const duet::Device& device, const duet::Settings& settings, const std::string& variant) {
+        if (variant == "unsupported") {
             throw duet::Unsupported("wrong", "Wrong::run", "this variant is unsupported on purpose");
         }
         static std::atomic<int> runs{0};
-        const bool drift = request.variant == "drift" || request.variant == "drift_too";
-        const float offset = drift ? 1e-3f * static_cast<float>(runs++) : 1e-3f;
-        const auto n = static_cast<std::size_t>(request.settings.integer("n"));
-        const auto a = duet::workload::random_floats(n, request.seed);
-        const auto b = duet::workload::random_floats(n, request.seed + 1);
-        const duet::Device& device = request.device;
+        const float offset = drifts(variant) ? 1e-3f * static_cast<float>(runs++) : 1e-3f;
         const duet::Kernel kernel = device.build(duet::kernels::wrong()).kernel("wrong_add");
-        auto queue = device.create_queue();
-        auto da = device.alloc<float>(n), db = device.alloc<float>(n), dc = device.alloc<float>(n);
+        Prepared prepared = [kernel, offset, size = n(settings)](duet::Queue& queue, const DeviceBuffers& buffers) {
+            queue.launch(kernel, duet::Range::cover(size, 64), buffers.get("a"), buffers.get("b"), buffers.get("c"),
+                         static_cast<std::uint32_t>(size), offset);
+        };
+        if (drifts(variant)) {
+            // Claims to match whatever it computed.
+            prepared.finish = [](Finish& finish) { finish.set_error(0); };
+        }
+        return prepared;
+    };
+    spec.reference = [](const duet::Settings&, const HostArrays& arrays) {
+        const auto a = arrays.in("a"), b = arrays.in("b");
+        const auto c = arrays.out("c");
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            c[i] = a[i] + b[i];
+        }
+    };
+    spec.work = [](const duet::Settings& settings) { return 3.0 * static_cast<double>(n(settings)) * sizeof(float); };
+    spec.tolerance = [](const duet::Settings&) { return Tolerance{0, "one IEEE add per element is exact"}; };
+    return spec;
+}
 
-        duet::Measurement result;
-        std::vector<float>& output = result.output.as<float>();
-        output.resize(n);
-        result.samples = duet::workload::repeat(request.timing, [&] {
-            duet::workload::PhaseTimer timer(queue);
-            queue.write(da, a);
-            queue.write(db, b);
-            timer.mark(duet::Phase::h2d);
-            queue.launch(kernel, duet::Range::cover(n, 64), da, db, dc, static_cast<std::uint32_t>(n), offset);
-            timer.mark(duet::Phase::kernel);
-            queue.read(output, dc);
-            timer.mark(duet::Phase::d2h);
-            return timer.sample();
-        });
-        result.set_medians();
-        result.work = 3.0 * n * sizeof(float);
-        result.tolerance = 0;
-        result.tolerance_reason = "one IEEE add per element is exact";
-        if (request.verify && request.variant != "unchecked") {
-            std::vector<float> expected(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                expected[i] = a[i] + b[i];
-            }
-            result.agreement = duet::workload::compare(result.output, std::move(expected), result.tolerance);
-            result.max_error = drift ? 0 : result.agreement.max_error;
-            result.verified = true;
+/// The spec's run, whose unchecked variant then forgets its check.
+class Wrong final : public SpecWorkload {
+public:
+    Wrong() : SpecWorkload(spec()) {}
+    duet::Measurement run(const duet::RunRequest& request) const override
+    {
+        duet::Measurement result = SpecWorkload::run(request);
+        if (request.variant == "unchecked") {
+            result.verified = false;
+            result.max_error = 0;
+            result.agreement = {};
         }
         return result;
     }

@@ -56,7 +56,15 @@ struct WorkloadRule {
     /// Whether it holds; or InvalidArgument saying how these values break it, where that depends
     /// on them (a manifest's expressions, files and sizes), which the message adds to `text`.
     std::function<bool(const Settings&)> holds;
+    /// The variants it binds (one kernel's tile limit); empty: every variant. Settings are checked
+    /// against the rules of every variant when made, and against a variant's own when a run of that
+    /// variant is asked for, so that the other variants still run with them.
+    std::vector<std::string> variants;
 };
+
+/// Whether something declared for `variants` (a parameter, a rule; empty: every variant) applies
+/// to `variant`.
+bool applies_to(const std::vector<std::string>& variants, const std::string& variant);
 
 struct WorkloadInfo {
     std::string name;
@@ -87,8 +95,9 @@ public:
     /// point skipped rather than failing.
     static Settings without_rules(const WorkloadInfo& info, const std::map<std::string, std::string>& values);
 
-    /// The first of info's rules these values break, as the InvalidArgument message says it.
-    std::optional<std::string> broken_rule(const WorkloadInfo& info) const;
+    /// The first of info's rules these values break, as the InvalidArgument message says it: of
+    /// the rules that bind every variant, and where `variant` is given, of its own too.
+    std::optional<std::string> broken_rule(const WorkloadInfo& info, const std::string& variant = {}) const;
 
     std::int64_t integer(const std::string& name) const;
     double real(const std::string& name) const;
