@@ -355,6 +355,35 @@ TEST_P(SpecHooks, TheFootprintCountsEveryRoleAsItIsHeld)
     EXPECT_EQ(with_in_out.host_bytes - base.host_bytes, 2 * n * sizeof(float) + 3 * flat);
 }
 
+TEST(SpecRules, ARuleOverThreeParametersNamesEachAndSaysWhatItComputed)
+{
+    WorkloadInfo stability = info("stability");
+    stability.parameters = {integer_parameter("rows", 64, 1, 1 << 16, "grid rows"),
+                            integer_parameter("cols", 64, 1, 1 << 16, "grid columns"),
+                            integer_parameter("chip", 1, 1, 64, "chip size")};
+    stability.rules = {
+        {.parameters = {"rows", "cols", "chip"},
+         .text = "rows * cols / chip must stay stable",
+         .holds = [](const Settings& settings) {
+             const std::int64_t value = settings.integer("rows") * settings.integer("cols") / settings.integer("chip");
+             if (value > 4096) {
+                 throw InvalidArgument("stability", "rule",
+                                       "it is " + std::to_string(value) + "; the largest stable is 4096");
+             }
+             return true;
+         }}};
+    EXPECT_NO_THROW(Settings(stability, {{"rows", "100"}, {"cols", "80"}, {"chip", "2"}}));
+    const auto error = expect_error<InvalidArgument>([&] {
+        Settings(stability, {{"rows", "100"}, {"cols", "100"}, {"chip", "2"}});
+    });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("parameters 'rows' (100), 'cols' (100) and 'chip' (2) of workload 'stability' "
+                                    "break a rule: rows * cols / chip must stay stable: it is 5000; the largest "
+                                    "stable is 4096"),
+              std::string::npos)
+        << error->message();
+}
+
 DUET_INSTANTIATE_FOR_EACH_DEVICE(SpecHooks);
 
 } // namespace
