@@ -58,15 +58,17 @@ struct WorkloadRule {
     std::function<bool(const Settings&)> holds;
 };
 
+/// Written with designated initializers (.name = ..., .variants = ...); a field left out keeps its
+/// default, empty unless given here (the `{}` lets -Wmissing-field-initializers accept that).
 struct WorkloadInfo {
-    std::string name;
-    std::string description;
-    std::vector<std::string> variants; ///< e.g. "naive", "shared"; the first is the default
-    std::vector<WorkloadParameter> parameters;
+    std::string name{};
+    std::string description{};
+    std::vector<std::string> variants{}; ///< e.g. "naive", "shared"; the first is the default
+    std::vector<WorkloadParameter> parameters{};
     /// Parameter sets the agreement tests run on every device and variant: tiny, odd, not a
     /// multiple of the block, large. Each names only the parameters it changes.
-    std::vector<std::map<std::string, std::string>> test_cases;
-    std::vector<WorkloadRule> rules;
+    std::vector<std::map<std::string, std::string>> test_cases{};
+    std::vector<WorkloadRule> rules{};
     /// false: no reference computes the expected result (a kernel-pair manifest may name none), so
     /// a run is checked against the other devices and variants only.
     bool has_reference = true;
