@@ -16,15 +16,15 @@ class Wrong final : public duet::Workload {
 public:
     duet::WorkloadInfo info() const override
     {
-        return {"wrong",
-                "c = a + b, wrong on purpose (CLI tests only)",
-                {"offset", "drift", "drift_too", "unsupported", "unchecked"},
-                {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
-                 duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
-                {},
-                {{{"n", "limit"}, "n must not exceed limit", [](const duet::Settings& s) {
-                      return s.integer("n") <= s.integer("limit");
-                  }}}};
+        return {
+            .name = "wrong",
+            .description = "c = a + b, wrong on purpose (CLI tests only)",
+            .variants = {"offset", "drift", "drift_too", "unsupported", "unchecked"},
+            .parameters = {duet::workload::integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
+                           duet::workload::integer_parameter("limit", 1 << 24, 1, 1 << 24, "the largest n allowed")},
+            .rules = {{{"n", "limit"}, "n must not exceed limit", [](const duet::Settings& s) {
+                           return s.integer("n") <= s.integer("limit");
+                       }}}};
     }
 
     duet::Footprint footprint(const duet::RunRequest& request) const override
