@@ -45,19 +45,20 @@ void reference(const Settings& settings, const HostArrays& arrays)
 Spec spec()
 {
     Spec spec;
-    spec.info = {"heat2d",
-                 "one explicit step of 2D heat diffusion, a 5-point stencil over a width x height grid, the "
-                 "boundary copied through",
-                 {"default"},
-                 {integer_parameter("width", 2048, 1, 32768, "grid points per row"),
-                  integer_parameter("height", 2048, 1, 32768, "grid rows"),
-                  real_parameter("alpha", 0.125, 0, 0.25, "diffusion number: alpha * dt / dx^2"),
-                  integer_parameter("block", 16, 1, 32, "threads per block side: blocks are block x block")},
-                 // Tiny, odd, not a multiple of the block.
-                 {{{"width", "1"}, {"height", "1"}},
-                  {{"width", "7"}, {"height", "3"}, {"alpha", "0.1"}, {"block", "4"}},
-                  {{"width", "1000"}, {"height", "333"}, {"block", "16"}}},
-                 {}};
+    spec.info = {
+        .name = "heat2d",
+        .description = "one explicit step of 2D heat diffusion, a 5-point stencil over a width x height grid, the "
+                       "boundary copied through",
+        .variants = {"default"},
+        .parameters = {integer_parameter("width", 2048, 1, 32768, "grid points per row"),
+                       integer_parameter("height", 2048, 1, 32768, "grid rows"),
+                       real_parameter("alpha", 0.125, 0, 0.25, "diffusion number: alpha * dt / dx^2"),
+                       integer_parameter("block", 16, 1, 32, "threads per block side: blocks are block x block")},
+        // Tiny, odd, not a multiple of the block.
+        .test_cases = {{{"width", "1"}, {"height", "1"}},
+                       {{"width", "7"}, {"height", "3"}, {"alpha", "0.1"}, {"block", "4"}},
+                       {{"width", "1000"}, {"height", "333"}, {"block", "16"}}},
+    };
     spec.buffers = {input("u", points), output("u_new", points)};
     spec.buffers[1].shape = [](const Settings& settings) { return Shape{width(settings)}; };
     spec.prepare = [](const Device& device, const Settings& settings, const std::string&) -> Launch {

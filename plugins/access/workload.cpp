@@ -1,8 +1,7 @@
 // access as a workload: the spec the kit runs. The runner draws the input (n rows of `stride`
-// floats) and, for the random pattern, a permutation of the rows; poisons the output; times the
-// copies in, the reads and the copy out; and checks the output against the CPU reference. Its
-// figures put the kernel's bandwidth beside a device-to-device copy's, measured in the same run:
-// swept over the stride, per load path and device, the coalescing table.
+// floats) and, for the random pattern, a permutation of the rows, and checks the output against
+// the CPU reference. Its figures put the kernel's bandwidth beside a device-to-device copy's,
+// measured in the same run: swept over the stride, per load path and device, the coalescing table.
 #include "access.hpp"
 
 #include <duet/workload/kit.hpp>
@@ -46,8 +45,7 @@ CachePreference cache_preference(const std::string& name)
                                      : CachePreference::none;
 }
 
-/// Rows of the index: n for the random pattern. The strided kernels never read it, but a buffer
-/// cannot be empty: one row.
+/// Rows of the index: n for the random pattern, else one (never read; a buffer cannot be empty).
 std::size_t index_rows(const Settings& settings)
 {
     return pattern(settings) == Pattern::random ? n(settings) : 1;
@@ -66,45 +64,47 @@ Spec spec()
 {
     Spec spec;
     spec.info = {
-        "access",
-        "out[i] = in[row * stride] for n floats, the input n rows of `stride` floats, row i (pattern=strided) or a "
-        "random permutation's (pattern=random), through each load path: plain, const restrict, __ldg (CUDA), "
-        "__constant (OpenCL); GB/s counts the n floats read and written and the random pattern's index, not the rest "
-        "of the sectors fetched",
-        {"plain", "restrict", "ldg", "constant"},
+        .name = "access",
+        .description =
+            "out[i] = in[row * stride] for n floats, the input n rows of `stride` floats, row i (pattern=strided) or a "
+            "random permutation's (pattern=random), through each load path: plain, const restrict, __ldg (CUDA), "
+            "__constant (OpenCL); GB/s counts the n floats read and written and the random pattern's index, not the "
+            "rest of the sectors fetched",
+        .variants = {"plain", "restrict", "ldg", "constant"},
         // n × stride, the input's floats, stays within the kernels' 32-bit indices at both maxima.
-        {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 27, "floats read and written: rows of the input"),
-         integer_parameter("stride", 1, 1, 32,
-                           "floats from one row to the next: a warp's 32 reads span 32 × stride floats; 8 and up, "
-                           "each read is a 32-byte sector of its own"),
-         choice_parameter("pattern", {"strided", "random"},
-                          "strided: thread i reads row i; random: row index[i], a permutation drawn from the seed"),
-         choice_parameter("cache", {"none", "prefer_l1", "prefer_shared", "equal"},
-                          "L1/shared memory split asked for with cuFuncSetCacheConfig; OpenCL has no such control, "
-                          "so anything but none is unsupported there"),
-         integer_parameter("block", 256, 1, 1024, "threads (work-items) per block")},
+        .parameters =
+            {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 27, "floats read and written: rows of the input"),
+             integer_parameter("stride", 1, 1, 32,
+                               "floats from one row to the next: a warp's 32 reads span 32 × stride floats; 8 and up, "
+                               "each read is a 32-byte sector of its own"),
+             choice_parameter("pattern", {"strided", "random"},
+                              "strided: thread i reads row i; random: row index[i], a permutation drawn from the seed"),
+             choice_parameter("cache", {"none", "prefer_l1", "prefer_shared", "equal"},
+                              "L1/shared memory split asked for with cuFuncSetCacheConfig; OpenCL has no such control, "
+                              "so anything but none is unsupported there"),
+             integer_parameter("block", 256, 1, 1024, "threads (work-items) per block")},
         // Tiny; odd strides and sizes not a multiple of the block; every power-of-two stride to
         // 32; inputs just within and just past NVIDIA's 64 KiB of constant memory (512 × 32 and
         // 513 × 32 floats); the random gather, dense and spread; larger sizes; every cache
         // preference (unsupported on OpenCL). Modest: PoCL on two cores runs each on every path.
-        {{{"n", "1"}},
-         {{"n", "1"}, {"stride", "32"}, {"pattern", "random"}},
-         {{"n", "5"}, {"stride", "3"}},
-         {{"n", "37"}, {"stride", "2"}, {"block", "1"}},
-         {{"n", "1000"}, {"stride", "4"}, {"block", "64"}},
-         {{"n", "777"}, {"stride", "8"}, {"block", "96"}},
-         {{"n", "1001"}, {"stride", "16"}},
-         {{"n", "512"}, {"stride", "32"}},
-         {{"n", "513"}, {"stride", "32"}},
-         {{"n", "4099"}, {"pattern", "random"}, {"block", "128"}},
-         {{"n", "1003"}, {"stride", "7"}, {"pattern", "random"}},
-         {{"n", "1000003"}},
-         {{"n", "100003"}, {"stride", "32"}},
-         {{"n", "262147"}, {"stride", "2"}, {"pattern", "random"}},
-         {{"n", "1000"}, {"cache", "prefer_l1"}},
-         {{"n", "1000"}, {"cache", "prefer_shared"}, {"pattern", "random"}},
-         {{"n", "1000"}, {"stride", "32"}, {"cache", "equal"}}},
-        {}};
+        .test_cases = {{{"n", "1"}},
+                       {{"n", "1"}, {"stride", "32"}, {"pattern", "random"}},
+                       {{"n", "5"}, {"stride", "3"}},
+                       {{"n", "37"}, {"stride", "2"}, {"block", "1"}},
+                       {{"n", "1000"}, {"stride", "4"}, {"block", "64"}},
+                       {{"n", "777"}, {"stride", "8"}, {"block", "96"}},
+                       {{"n", "1001"}, {"stride", "16"}},
+                       {{"n", "512"}, {"stride", "32"}},
+                       {{"n", "513"}, {"stride", "32"}},
+                       {{"n", "4099"}, {"pattern", "random"}, {"block", "128"}},
+                       {{"n", "1003"}, {"stride", "7"}, {"pattern", "random"}},
+                       {{"n", "1000003"}},
+                       {{"n", "100003"}, {"stride", "32"}},
+                       {{"n", "262147"}, {"stride", "2"}, {"pattern", "random"}},
+                       {{"n", "1000"}, {"cache", "prefer_l1"}},
+                       {{"n", "1000"}, {"cache", "prefer_shared"}, {"pattern", "random"}},
+                       {{"n", "1000"}, {"stride", "32"}, {"cache", "equal"}}},
+    };
     const BufferSpec in = input("in", [](const Settings& settings) { return n(settings) * stride(settings); });
     BufferSpec index = input("index", index_rows, ElementType::u32);
     index.draw = [](std::size_t rows, std::uint64_t seed) { return Values(random_rows(rows, seed)); };

@@ -1,12 +1,12 @@
-// The eight kernels of the continuous analogue of Newton's method (seed 001, example 2), in double:
-// Matrix_A, AX, PHI and D_PHI once per outer iteration, Solve_L and Eps_L once per inner
-// (Jacobi) iteration, Solve_G and Eps_G once per outer iteration; the seed's argument order, with
+// The eight kernels of the continuous analogue of Newton's method, in double: Matrix_A, AX, PHI
+// and D_PHI once per outer iteration, Solve_L and Eps_L once per inner (Jacobi) iteration,
+// Solve_G and Eps_G once per outer iteration; the original CUDA program's argument order, with
 // n and nd = (int)(0.15 n) passed by the launcher. The same entry points as newton.cu. Built only
 // where the device has cl_khr_fp64: elsewhere the program holds no kernel, and the launcher
 // refuses the device naming the extension.
 //
 // Band matrices are stored by diagonals, i fastest: element (i, j), |i - j| <= nd, at
-// band[d * n + i] with d = j - i + nd. The seed's transposed storage dA[i + j*N] kept to the
+// band[d * n + i] with d = j - i + nd. The original's transposed storage dA[i + j*N] kept to the
 // 2nd + 1 diagonals: a sub-group's work-items (consecutive rows i) read consecutive addresses of
 // each diagonal, and of x or v shifted by d - nd. Positions whose column falls outside [0, n) hold
 // 0 and no product reads them. Every kernel guards its index: n need not be a multiple of the
@@ -79,7 +79,7 @@ __kernel void newton_phi(__global double* restrict phi, __global const double* r
 // The Fréchet derivative of A(x) x on the band:
 //   l(i, j) = a(i, j) - sin²(x_i) sin(2 x_j) x_j + δ_ij sin(2 x_i) S_i,  S_i = Σ_{|k-i| <= nd} cos²(x_k) x_k,
 // from ∂a_ik/∂x_j = sin(2x_i) cos²(x_k) δ_ij - sin(2x_k) sin²(x_i) δ_kj. The two nonzero terms
-// are written out: the seed summed all 2nd + 1 k for every element. The diagonal's work-items sum
+// are written out: the original summed all 2nd + 1 k for every element. The diagonal's work-items sum
 // S_i over the row's band.
 __kernel void newton_d_phi(__global double* restrict l, __global const double* restrict x, const uint n, const uint nd)
 {

@@ -32,7 +32,13 @@ std::string short_text(double value)
 
 std::size_t half_band(std::size_t n)
 {
-    return static_cast<std::size_t>(0.15 * static_cast<double>(n)); // the seed's (int)(0.15*N)
+    return static_cast<std::size_t>(0.15 * static_cast<double>(n)); // the original program's (int)(0.15*N)
+}
+
+double nonzeros(std::size_t n)
+{
+    const double nd = static_cast<double>(half_band(n));
+    return static_cast<double>(band_width(n)) * static_cast<double>(n) - nd * (nd + 1);
 }
 
 double exact_solution(std::size_t i)
@@ -149,7 +155,7 @@ double Solver::read_check(Queue& queue)
     return check_.host()[0]; // waits for the copy: the check's one synchronisation
 }
 
-Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>& f, const Problem& problem)
+Convergence Solver::solve(Queue& queue, const Buffer<double>& x, const Buffer<double>& f, const Problem& problem)
 {
     if (problem.n != n_ || x.size() < n_ || f.size() < n_) {
         throw InvalidArgument(queue.device().backend(), "newton::Solver::solve",
@@ -175,15 +181,14 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
     // Every outer iteration launches on the same buffers with the same argument values (Eps_G and
     // Eps_L update x and v0 in place; tau is the solve's), so its three parts are recorded once,
     // and again only for another x, f or tau.
-    const Buffer<double>& xs = x.device();
-    const std::tuple<const void*, const void*, double> inputs{xs.raw().state().get(), f.raw().state().get(),
+    const std::tuple<const void*, const void*, double> inputs{x.raw().state().get(), f.raw().state().get(),
                                                               problem.tau};
     if (recorded_for_ != inputs) {
         linearise_ = queue.record_sequence([&](Queue& recording) {
-            recording.launch(matrix_a_, band, a_, xs, n, nd);
-            recording.launch(ax_, rows, ax_values_, a_, xs, n, nd);
+            recording.launch(matrix_a_, band, a_, x, n, nd);
+            recording.launch(ax_, rows, ax_values_, a_, x, n, nd);
             recording.launch(phi_, rows, phi_values_, ax_values_, f, n);
-            recording.launch(d_phi_, band, l_, xs, n, nd);
+            recording.launch(d_phi_, band, l_, x, n, nd);
             recording.fill(v0_.view(0, n_), 0.0);
         });
         inner_iteration_ = queue.record_sequence([&](Queue& recording) {
@@ -192,8 +197,8 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
             sum_.enqueue(recording, delta_, n_, check_.device());
         });
         outer_step_ = queue.record_sequence([&](Queue& recording) {
-            recording.launch(solve_g_, rows, xs, x1_, v0_, problem.tau, n);
-            recording.launch(eps_g_, rows, xs, x1_, delta_, n);
+            recording.launch(solve_g_, rows, x, x1_, v0_, problem.tau, n);
+            recording.launch(eps_g_, rows, x, x1_, delta_, n);
             sum_.enqueue(recording, delta_, n_, check_.device());
         });
         recorded_for_ = inputs;
@@ -222,7 +227,6 @@ Convergence Solver::solve(Queue& queue, Mirror<double>& x, const Buffer<double>&
         inner_spans.emplace_back(inner_start, queue.record());
 
         queue.replay(outer_step_);
-        x.device_written();
         result.eps_g = read_check(queue) / count;
         if (!std::isfinite(result.eps_g)) {
             return finish(Convergence::End::not_finite);

@@ -1,6 +1,6 @@
-// newton: the continuous analogue of Newton's method (seed 001, example 2) for the nonlinear system
-// phi(x) = A(x) x - f = 0 in double on any device, its convergence judged on the device; and the
-// CPU reference it is checked against, the same algorithm on the host.
+// newton: the continuous analogue of Newton's method for the nonlinear system phi(x) = A(x) x - f = 0
+// in double on any device, its convergence judged on the device; and the CPU reference it is checked
+// against, the same algorithm on the host.
 //
 // The problem. a_ik(x) = sin²(x_i) cos²(x_k) + N δ_ik on the band |i - k| <= Nd = (int)(0.15 N),
 // zero off it. Its Fréchet derivative L(x) = {l_ij} = Σ_k [∂a_ik/∂x_j x_k + a_ik δ_kj], with
@@ -22,7 +22,8 @@
 // iteration. A solve that reaches max_outer outer iterations, or max_inner inner iterations in one
 // linear solve, or whose eps is not finite, has not converged and says so (Convergence::failure).
 //
-// The seed's kernels and main loop, and what duet does instead:
+// The original CUDA program's kernels and main loop (the experiment this workload comes from), and
+// what duet does instead:
 //  - D_PHI declares `double sum1 = sum2 = 0.;`: sum2 is never declared (it does not compile);
 //    meant was `double sum1 = 0., sum2 = 0.;`.
 //  - D_PHI's sum1 line, `D(k,j)*(pow(sin(dX0[i])*cos(dX0[k]),2.))+D(i,k)*(double)N);`, closes one
@@ -65,13 +66,15 @@ namespace duet::newton {
 /// The kernels index with 32-bit integers: (2Nd + 1) N stays below 2^32 up to this N.
 inline constexpr std::size_t max_n = 65536;
 
-/// Nd = (int)(0.15 N): the diagonals on each side of the main one, as the seed computes it.
+/// Nd = (int)(0.15 N): the diagonals on each side of the main one, as the original program computes it.
 std::size_t half_band(std::size_t n);
 /// 2Nd + 1: the diagonals stored.
 inline std::size_t band_width(std::size_t n)
 {
     return 2 * half_band(n) + 1;
 }
+/// The band's nonzero elements: its diagonals less the corners that fall outside the matrix.
+double nonzeros(std::size_t n);
 
 /// x*_i = 1 + sin(i + 1) / 2: the exact solution, from which f is made.
 double exact_solution(std::size_t i);
@@ -105,15 +108,19 @@ struct Convergence {
     std::string failure(const Problem& problem, const std::string& where) const;
 };
 
-/// f = A(x*) x*, in the kernels' order.
-std::vector<double> right_hand_side(std::span<const double> x_star);
+/// f = A(x*) x* for n unknowns, in the kernels' order.
+std::vector<double> right_hand_side(std::size_t n);
 
 /// max_i |phi_i(x)| = max_i |(A(x) x - f)_i|, in long double: the residual of a result.
 double residual(std::span<const double> x, std::span<const double> f);
+/// max_i |x_i - x*_i|: the error of a result.
+double error(std::span<const double> x);
 
 /// The method on the host, in the kernels' order with the band exploited (the sines and cosines
 /// once per element of x, not per matrix element): x holds x0 on entry and the result on return.
 Convergence reference(const Problem& problem, std::span<const double> f, std::span<double> x);
+/// Host memory reference() works in for n unknowns beyond x and f: its two bands and seven vectors.
+std::uint64_t reference_bytes(std::size_t n);
 
 /// How far a device's x may be from the reference's x, absolute (the check divides by max(|x|, 1)
 /// >= 1, so this bounds it too). Both run one algorithm from one x0 and differ by rounding, which
@@ -145,13 +152,13 @@ public:
     /// Device memory a Solver for n unknowns allocates.
     static std::uint64_t device_bytes(std::size_t n);
 
-    /// Iterates from x's device side (x0) to the result there, enqueued on `queue`, reading one
-    /// double per check. x holds at least problem.n elements; problem.n is the Solver's n. Stops
-    /// at a cap or at an eps that is not finite and says so in the result, never throwing for it.
-    /// An outer iteration's kernels up to the inner loop, an inner iteration's with its check's
-    /// sum, and the outer step's with its check's sum are recorded on the first solve of this x,
-    /// f and tau, and replayed.
-    Convergence solve(Queue& queue, Mirror<double>& x, const Buffer<double>& f, const Problem& problem);
+    /// Iterates from x (x0) to the result in place, enqueued on `queue`, reading one double per
+    /// check. x holds at least problem.n elements; problem.n is the Solver's n. Stops at a cap or
+    /// at an eps that is not finite and says so in the result, never throwing for it. An outer
+    /// iteration's kernels up to the inner loop, an inner iteration's with its check's sum, and the
+    /// outer step's with its check's sum are recorded on the first solve of this x, f and tau, and
+    /// replayed.
+    Convergence solve(Queue& queue, const Buffer<double>& x, const Buffer<double>& f, const Problem& problem);
 
     /// max |x1 - x| of the last solve's last outer iteration, reduced on the device.
     double last_step(Queue& queue);

@@ -93,9 +93,13 @@ double step_and_mean(std::span<double> old_values, std::span<const double> new_v
 
 } // namespace
 
-std::vector<double> right_hand_side(std::span<const double> x_star)
+std::vector<double> right_hand_side(std::size_t n)
 {
-    Band a(x_star.size());
+    std::vector<double> x_star(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        x_star[i] = exact_solution(i);
+    }
+    Band a(n);
     matrix_a(Trig(x_star), a);
     std::vector<double> f(x_star.size());
     for (std::size_t i = 0; i < f.size(); ++i) {
@@ -117,6 +121,21 @@ double residual(std::span<const double> x, std::span<const double> f)
         largest = std::max(largest, std::fabs(sum - f[i]));
     }
     return static_cast<double>(largest);
+}
+
+double error(std::span<const double> x)
+{
+    double largest = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        largest = std::max(largest, std::fabs(x[i] - exact_solution(i)));
+    }
+    return largest;
+}
+
+std::uint64_t reference_bytes(std::size_t n)
+{
+    // The bands A and L, phi, v0, v1 and x1, and Trig's three, as reference() below makes them.
+    return (2 * band_width(n) * n + 7 * n) * sizeof(double);
 }
 
 Convergence reference(const Problem& problem, std::span<const double> f, std::span<double> x)

@@ -44,25 +44,27 @@ Spec spec()
 {
     Spec spec;
     spec.info = {
-        "reduce",
-        "sum or max of n floats to one value: blocks of 256 threads each fold 4096 consecutive elements "
-        "(16 per thread, coalesced), then atomic: one atomic per block into the result; tree: pairwise in "
-        "local memory, and passes over the blocks' results; warp: warp shuffles (OpenCL sub-groups where "
-        "the device has them), and passes",
-        {"atomic", "tree", "warp"},
-        {integer_parameter("n", std::int64_t{1} << 24, 1, static_cast<std::int64_t>(max_n), "number of floats"),
-         choice_parameter("op", {"sum", "max"}, "the operation folded")},
+        .name = "reduce",
+        .description =
+            "sum or max of n floats to one value: blocks of 256 threads each fold 4096 consecutive elements "
+            "(16 per thread, coalesced), then atomic: one atomic per block into the result; tree: pairwise in "
+            "local memory, and passes over the blocks' results; warp: warp shuffles (OpenCL sub-groups where "
+            "the device has them), and passes",
+        .variants = {"atomic", "tree", "warp"},
+        .parameters = {integer_parameter("n", std::int64_t{1} << 24, 1, static_cast<std::int64_t>(max_n),
+                                         "number of floats"),
+                       choice_parameter("op", {"sum", "max"}, "the operation folded")},
         // One element, fewer than a block, one block's span exactly and one past it, odd
         // sizes over two and three passes, both operations.
-        {{{"n", "1"}},
-         {{"n", "1"}, {"op", "max"}},
-         {{"n", "200"}, {"op", "max"}},
-         {{"n", "4096"}},
-         {{"n", "4097"}, {"op", "max"}},
-         {{"n", "1000003"}},
-         {{"n", "1000003"}, {"op", "max"}},
-         {{"n", "16777217"}}},
-        {}};
+        .test_cases = {{{"n", "1"}},
+                       {{"n", "1"}, {"op", "max"}},
+                       {{"n", "200"}, {"op", "max"}},
+                       {{"n", "4096"}},
+                       {{"n", "4097"}, {"op", "max"}},
+                       {{"n", "1000003"}},
+                       {{"n", "1000003"}, {"op", "max"}},
+                       {{"n", "16777217"}}},
+    };
     BufferSpec in = input("in", n);
     in.draw = negative_floats;
     spec.buffers = {in, output("result", [](const Settings&) { return std::size_t{1}; })};

@@ -34,33 +34,35 @@ double bytes_moved(const Settings& settings)
 Spec spec()
 {
     Spec spec;
-    spec.info = {"stencil1d",
-                 "moving average over radius R of n floats, the first and last R copied through; naive: 2R+1 "
-                 "global reads per output, shared: a tile with its halo staged in local memory",
-                 {"naive", "shared"},
-                 {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 31, "number of floats"),
-                  integer_parameter("radius", 2, 0, 1 << 16,
-                                    "R: each output averages 2R+1 inputs; the shared kernel refuses an R whose tile "
-                                    "does not fit the device's local memory"),
-                  integer_parameter("block", 256, 1, 1024, "threads (work-items) per block"),
-                  choice_parameter("memory", {"pageable", "pinned", "write_combined", "mapped"},
-                                   "host memory of the input: mapped lets the kernel read it in place")},
-                 // Tiny, all copied through (n <= 2R), R = 0, one computed element (n = 2R+1), odd,
-                 // not a multiple of the block or the tile, a halo wider than the block, radii the
-                 // shared kernel unrolls (1 to 8) and one it loops over, large, and every memory
-                 // kind; kept modest since PoCL on two cores runs each on both variants.
-                 {{{"n", "1"}},
-                  {{"n", "4"}, {"radius", "0"}},
-                  {{"n", "5"}},
-                  {{"n", "37"}, {"radius", "1"}, {"block", "1"}},
-                  {{"n", "1000"}, {"radius", "1"}, {"block", "64"}},
-                  {{"n", "5003"}, {"radius", "100"}, {"block", "64"}},
-                  {{"n", "1000003"}, {"radius", "7"}},
-                  {{"n", "4194304"}},
-                  {{"n", "100003"}, {"memory", "pinned"}},
-                  {{"n", "100003"}, {"radius", "3"}, {"memory", "write_combined"}},
-                  {{"n", "100003"}, {"radius", "8"}, {"block", "64"}, {"memory", "mapped"}}},
-                 {}};
+    spec.info = {
+        .name = "stencil1d",
+        .description = "moving average over radius R of n floats, the first and last R copied through; naive: 2R+1 "
+                       "global reads per output, shared: a tile with its halo staged in local memory",
+        .variants = {"naive", "shared"},
+        .parameters = {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 31, "number of floats"),
+                       integer_parameter(
+                           "radius", 2, 0, 1 << 16,
+                           "R: each output averages 2R+1 inputs; the shared kernel refuses an R whose tile "
+                           "does not fit the device's local memory"),
+                       integer_parameter("block", 256, 1, 1024, "threads (work-items) per block"),
+                       choice_parameter("memory", {"pageable", "pinned", "write_combined", "mapped"},
+                                        "host memory of the input: mapped lets the kernel read it in place")},
+        // Tiny, all copied through (n <= 2R), R = 0, one computed element (n = 2R+1), odd,
+        // not a multiple of the block or the tile, a halo wider than the block, radii the
+        // shared kernel unrolls (1 to 8) and one it loops over, large, and every memory
+        // kind; kept modest since PoCL on two cores runs each on both variants.
+        .test_cases = {{{"n", "1"}},
+                       {{"n", "4"}, {"radius", "0"}},
+                       {{"n", "5"}},
+                       {{"n", "37"}, {"radius", "1"}, {"block", "1"}},
+                       {{"n", "1000"}, {"radius", "1"}, {"block", "64"}},
+                       {{"n", "5003"}, {"radius", "100"}, {"block", "64"}},
+                       {{"n", "1000003"}, {"radius", "7"}},
+                       {{"n", "4194304"}},
+                       {{"n", "100003"}, {"memory", "pinned"}},
+                       {{"n", "100003"}, {"radius", "3"}, {"memory", "write_combined"}},
+                       {{"n", "100003"}, {"radius", "8"}, {"block", "64"}, {"memory", "mapped"}}},
+    };
     BufferSpec in = input("in", n);
     in.host_memory = memory;
     BufferSpec out = output("out", n);

@@ -20,13 +20,14 @@ Spec spec()
 {
     Spec spec;
     spec.info = {
-        "vector_add",
-        "c = a + b over n floats: the worked example, one read of a and b and one write of c per element",
-        {"default"},
-        {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 31, "number of floats"),
-         integer_parameter("block", 256, 1, 1024, "threads (work-items) per block")},
-        {{{"n", "1"}}, {{"n", "7"}, {"block", "64"}}, {{"n", "1000003"}}, {{"n", "1048576"}, {"block", "128"}}},
-        {}};
+        .name = "vector_add",
+        .description =
+            "c = a + b over n floats: the worked example, one read of a and b and one write of c per element",
+        .variants = {"default"},
+        .parameters = {integer_parameter("n", 1 << 24, 1, std::int64_t{1} << 31, "number of floats"),
+                       integer_parameter("block", 256, 1, 1024, "threads (work-items) per block")},
+        .test_cases = {
+            {{"n", "1"}}, {{"n", "7"}, {"block", "64"}}, {{"n", "1000003"}}, {{"n", "1048576"}, {"block", "128"}}}};
     spec.buffers = {input("a", n), input("b", n), output("c", n)};
     spec.prepare = [](const Device& device, const Settings& settings, const std::string&) -> Launch {
         const auto launcher = std::make_shared<Launcher>(device);

@@ -61,7 +61,7 @@ TEST(KitVerdictUlps, TheSameInfinitiesOrBitsAreNoDifference)
 workload::Run run_of(const std::string& label, std::vector<float> output, bool has_reference = false,
                      const std::string& variant = "v1")
 {
-    WorkloadInfo info{"pair", "", {"v1", "v2"}, {}, {}, {}};
+    WorkloadInfo info{.name = "pair", .variants = {"v1", "v2"}};
     info.has_reference = has_reference;
     Job job{nullptr, info, variant, Settings(info, {}), Device(nullptr), label, 1, Timing::once()};
     workload::Run run{std::move(job), Status::ok, {}, {}, {}, {}};

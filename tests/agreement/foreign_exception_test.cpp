@@ -12,7 +12,10 @@ namespace {
 class Throwing final : public Workload {
 public:
     explicit Throwing(std::string where) : where_(std::move(where)) {}
-    WorkloadInfo info() const override { return {"throwing", "throws an int", {"default"}, {}, {}, {}}; }
+    WorkloadInfo info() const override
+    {
+        return {.name = "throwing", .description = "throws an int", .variants = {"default"}};
+    }
     Footprint footprint(const RunRequest&) const override
     {
         if (where_ == "footprint") {

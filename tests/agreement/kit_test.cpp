@@ -26,7 +26,10 @@ std::size_t size_n(const Settings& settings)
 Spec vector_add_spec(std::function<void(Queue&, const DeviceBuffers&, std::size_t)> launch = {})
 {
     Spec spec;
-    spec.info = {"kit_test", "c = a + b", {"default"}, {integer_parameter("n", 1000, 1, 1 << 20, "floats")}, {}, {}};
+    spec.info = {.name = "kit_test",
+                 .description = "c = a + b",
+                 .variants = {"default"},
+                 .parameters = {integer_parameter("n", 1000, 1, 1 << 20, "floats")}};
     spec.buffers = {input("a", size_n), input("b", size_n), output("c", size_n)};
     spec.prepare = [launch](const Device& device, const Settings& settings, const std::string&) -> Launch {
         const auto launcher = std::make_shared<vector_add::Launcher>(device);
@@ -135,7 +138,10 @@ template <class T> Spec copy_spec()
 {
     constexpr ElementType type = element_type_of<T>;
     Spec spec;
-    spec.info = {"kit_copy", "y = x", {"default"}, {integer_parameter("n", 1000, 1, 1 << 20, "elements")}, {}, {}};
+    spec.info = {.name = "kit_copy",
+                 .description = "y = x",
+                 .variants = {"default"},
+                 .parameters = {integer_parameter("n", 1000, 1, 1 << 20, "elements")}};
     spec.buffers = {input("x", size_n, type), output("y", size_n, type)};
     spec.prepare = [](const Device&, const Settings& settings, const std::string&) -> Launch {
         const std::size_t n = size_n(settings);
@@ -310,14 +316,13 @@ TEST(KitAgreement, CountsUlpsOfDoublesAndDistancesOfIntegers)
 
 TEST(KitRules, ABrokenRuleNamesBothParameters)
 {
-    WorkloadInfo info{"ruled",
-                      "",
-                      {"default"},
-                      {integer_parameter("block_x", 32, 1, 1024, ""), integer_parameter("block_y", 8, 1, 1024, "")},
-                      {},
-                      {{{"block_x", "block_y"}, "block_x * block_y must not exceed 1024", [](const Settings& s) {
-                            return s.integer("block_x") * s.integer("block_y") <= 1024;
-                        }}}};
+    WorkloadInfo info{
+        .name = "ruled",
+        .variants = {"default"},
+        .parameters = {integer_parameter("block_x", 32, 1, 1024, ""), integer_parameter("block_y", 8, 1, 1024, "")},
+        .rules = {{{"block_x", "block_y"}, "block_x * block_y must not exceed 1024", [](const Settings& s) {
+                       return s.integer("block_x") * s.integer("block_y") <= 1024;
+                   }}}};
     EXPECT_NO_THROW(Settings(info, {{"block_x", "32"}, {"block_y", "32"}}));
     const auto error = expect_error<InvalidArgument>([&] { Settings(info, {{"block_x", "64"}, {"block_y", "32"}}); });
     ASSERT_TRUE(error);

@@ -1,12 +1,15 @@
 // newton beyond what the generic workload test can see: a solve that reaches a cap, or whose check
-// is not a number, is a failure rather than a result (the seed's `while (eps > EPS)` took a NaN
-// for convergence and had no cap); the result approaches the exact solution as the method says it
-// should, not merely the reference's; Newton's own step (tau = 1) converges quadratically, which
-// a derivative that is not phi's would not; and sizes the kernels cannot index are refused.
+// is not a number, is a failure rather than a result (the original program's `while (eps > EPS)`
+// took a NaN for convergence and had no cap); the result approaches the exact solution as the
+// method says it should, not merely the reference's; Newton's own step (tau = 1) converges
+// quadratically, which a derivative that is not phi's would not; and sizes the kernels cannot
+// index are refused.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "duet_test.hpp"
 #include "newton.hpp"
@@ -29,13 +32,13 @@ protected:
         }
     }
 
-    workload::Run run(const std::map<std::string, std::string>& values)
+    workload::Run run(const std::map<std::string, std::string>& values, bool verify = true)
     {
         const auto workload = WorkloadRegistry::global().find("newton");
         const auto info = workload->info();
         return workload::execute(
             {workload, info, "band", Settings(info, values), device(), "device", test_seed(), workload::Timing::once()},
-            true);
+            verify);
     }
 
     static std::map<std::string, double> figures(const workload::Run& run)
@@ -66,10 +69,7 @@ TEST_P(NewtonWorkload, ANaNIsAFailureNotConvergence)
 {
     const std::size_t n = 33;
     newton::Solver solver(device(), n, 32);
-    Mirror<double> x(device(), n);
-    std::ranges::fill(x.host(), newton::start_value);
-    x.host_written();
-    x.to_device(queue());
+    const Buffer<double> x = make_buffer(device(), queue(), std::vector<double>(n, newton::start_value));
     std::vector<double> f(n, 1.0);
     f[n / 2] = std::numeric_limits<double>::quiet_NaN();
     const newton::Problem problem{n, 0.5, 1e-6, 1e-15, 100, 100};
@@ -98,7 +98,7 @@ TEST_P(NewtonWorkload, TheResultIsWhereTheLastStepSaysXStarIs)
 }
 
 // With tau = 1 the error squares each outer iteration from about 1 at x0 = 0: 1e-15 within five.
-// The seed's A(x)ᵀ in phi against the derivative of A(x) x would make it linear.
+// The original program's A(x)ᵀ in phi against the derivative of A(x) x would make it linear.
 TEST_P(NewtonWorkload, NewtonsOwnStepConvergesQuadratically)
 {
     const auto result = run({{"n", "257"}, {"tau", "1"}});
@@ -107,6 +107,46 @@ TEST_P(NewtonWorkload, NewtonsOwnStepConvergesQuadratically)
     EXPECT_LE(figure["outer_iterations"], 5.0);
     const newton::Problem problem{257, 1.0, 1e-6, 1e-15, 1000, 1000};
     EXPECT_LE(figure["error_max"], newton::tolerance(problem, 0, 1.5));
+}
+
+// The figures come in one order, the device's x before the reference's, whichever step of the
+// run adds them; and the tolerance comes from the reference's last step, or without a reference
+// from the device's own, saying so.
+TEST_P(NewtonWorkload, TheFiguresAndTheToleranceSayWhereTheyComeFrom)
+{
+    const std::vector<std::string> device_figures = {"outer_iterations",       "inner_iterations",      "eps_g_final",
+                                                     "last_step_max",          "residual_max",          "error_max",
+                                                     "ms_per_outer_iteration", "us_per_inner_iteration"};
+    const newton::Problem problem{100, 0.5, 1e-6, 1e-15, 1000, 1000};
+    for (const bool verify : {true, false}) {
+        SCOPED_TRACE(verify ? "with the reference" : "without it");
+        const auto result = run({{"n", "100"}}, verify);
+        ASSERT_EQ(result.status, workload::Status::ok) << result.reason;
+        const auto& m = result.measurement;
+        std::vector<std::string> names;
+        for (const auto& [name, value] : m.extras) {
+            names.push_back(name);
+        }
+        std::vector<std::string> expected = device_figures;
+        if (verify) {
+            expected.insert(expected.end(),
+                            {"reference_outer_iterations", "reference_inner_iterations", "cpu_speedup"});
+        }
+        EXPECT_EQ(names, expected);
+        auto figure = figures(result);
+        EXPECT_EQ(m.work, 2 * newton::nonzeros(100) * (figure["outer_iterations"] + figure["inner_iterations"]));
+        double largest = 0;
+        for (const double x : m.output.as<double>()) {
+            largest = std::max(largest, std::fabs(x));
+        }
+        if (verify) {
+            EXPECT_FALSE(mentions(m.tolerance_reason, {"no reference ran"})) << m.tolerance_reason;
+            continue;
+        }
+        EXPECT_EQ(m.tolerance, newton::tolerance(problem, figure["last_step_max"], largest));
+        EXPECT_EQ(m.tolerance_reason, "no reference ran: from this device's own last step; " +
+                                          newton::tolerance_reason(problem, figure["last_step_max"]));
+    }
 }
 
 TEST_P(NewtonWorkload, SizesTheKernelsCannotIndexAreRefused)

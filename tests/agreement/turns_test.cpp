@@ -52,7 +52,7 @@ public:
 
     WorkloadInfo info() const override
     {
-        WorkloadInfo info{"logged", "logs its passes", {"default"}, {}, {}, {}};
+        WorkloadInfo info{.name = "logged", .description = "logs its passes", .variants = {"default"}};
         info.has_reference = false;
         return info;
     }

@@ -26,7 +26,10 @@ template <class T> Spec copy_spec(std::function<void(Queue&, const DeviceBuffers
 {
     constexpr ElementType type = element_type_of<T>;
     Spec spec;
-    spec.info = {"verdict_copy", "y = x", {"default"}, {integer_parameter("n", 1001, 1, 1 << 20, "elements")}, {}, {}};
+    spec.info = {.name = "verdict_copy",
+                 .description = "y = x",
+                 .variants = {"default"},
+                 .parameters = {integer_parameter("n", 1001, 1, 1 << 20, "elements")}};
     spec.buffers = {input("x", size_n, type), output("y", size_n, type)};
     spec.buffers[1].shape = [](const Settings&) { return Shape{7}; };
     spec.prepare = [copy](const Device&, const Settings& settings, const std::string&) -> Launch {

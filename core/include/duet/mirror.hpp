@@ -1,5 +1,5 @@
 // A host array and a device buffer of the same size that know which of them holds the current
-// data (seed 002's unified pointer, with the transfers explicit): reading the stale side is
+// data (a unified-memory pointer, with the transfers explicit): reading the stale side is
 // refused with an InvalidArgument that says which transfer is missing, never served silently.
 #pragma once
 

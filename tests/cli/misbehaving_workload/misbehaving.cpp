@@ -32,17 +32,17 @@ std::size_t n(const duet::Settings& settings)
 Spec spec()
 {
     Spec spec;
-    spec.info = {"misbehaving",
-                 "c = a + b, from a plugin that throws what is not a std::exception (CLI tests only)",
-                 {"fine", "run_throws", "footprint_throws"},
-                 {integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
-                  integer_parameter("limit", 4096, 1, 1 << 24, "the largest n allowed"),
-                  integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum"),
-                  integer_parameter("chunk", 64, 1, 1000, "unused; a multiple of grain"),
-                  integer_parameter("grain", 64, 1, 256, "unused; divides chunk"),
-                  integer_parameter("trap", 0, 0, 16, "unused; its rule's check throws from 7 up")},
-                 {},
-                 {{{"n", "limit"},
+    spec.info = {
+        .name = "misbehaving",
+        .description = "c = a + b, from a plugin that throws what is not a std::exception (CLI tests only)",
+        .variants = {"fine", "run_throws", "footprint_throws"},
+        .parameters = {integer_parameter("n", 1000, 1, 1 << 24, "number of floats"),
+                       integer_parameter("limit", 4096, 1, 1 << 24, "the largest n allowed"),
+                       integer_parameter("huge", 1, 1, std::numeric_limits<std::int64_t>::max(), "unused; no maximum"),
+                       integer_parameter("chunk", 64, 1, 1000, "unused; a multiple of grain"),
+                       integer_parameter("grain", 64, 1, 256, "unused; divides chunk"),
+                       integer_parameter("trap", 0, 0, 16, "unused; its rule's check throws from 7 up")},
+        .rules = {{{"n", "limit"},
                    "n must not exceed limit",
                    [](const duet::Settings& s) { return s.integer("n") <= s.integer("limit"); }},
                   {{"chunk", "grain"},

@@ -19,14 +19,13 @@ public:
     duet::WorkloadInfo info() const override
     {
         using Type = duet::WorkloadParameter::Type;
-        return {"user_saxpy",
-                "y = a*x + y over n floats, from a plugin outside duet's tree",
-                {"default"},
-                {{"n", Type::integer, "4096", "number of floats", 1, 1 << 26, {}, {}},
-                 {"a", Type::real, "2.5", "the scale of x", -100, 100, {}, {}},
-                 {"block", Type::integer, "128", "threads (work-items) per block", 1, 1024, {}, {}}},
-                {{{"n", "1"}}, {{"n", "1000"}, {"a", "-0.5"}}},
-                {}};
+        return {.name = "user_saxpy",
+                .description = "y = a*x + y over n floats, from a plugin outside duet's tree",
+                .variants = {"default"},
+                .parameters = {{"n", Type::integer, "4096", "number of floats", 1, 1 << 26, {}, {}},
+                               {"a", Type::real, "2.5", "the scale of x", -100, 100, {}, {}},
+                               {"block", Type::integer, "128", "threads (work-items) per block", 1, 1024, {}, {}}},
+                .test_cases = {{{"n", "1"}}, {{"n", "1000"}, {"a", "-0.5"}}}};
     }
 
     duet::Footprint footprint(const duet::RunRequest& request) const override

@@ -51,30 +51,32 @@ class Settings;
 /// A rule between parameters, checked before anything is enqueued: a value set that breaks it is
 /// an InvalidArgument naming the parameters, their values and the rule.
 struct WorkloadRule {
-    std::vector<std::string> parameters; ///< those it ties together
-    std::string text;                    ///< what must hold, e.g. "block_x * block_y must not exceed 1024"
+    std::vector<std::string> parameters{}; ///< those it ties together
+    std::string text{};                    ///< what must hold, e.g. "block_x * block_y must not exceed 1024"
     /// Whether it holds; or InvalidArgument saying how these values break it, where that depends
     /// on them (a manifest's expressions, files and sizes), which the message adds to `text`.
-    std::function<bool(const Settings&)> holds;
+    std::function<bool(const Settings&)> holds{};
     /// The variants it binds (one kernel's tile limit); empty: every variant. Settings are checked
     /// against the rules of every variant when made, and against a variant's own when a run of that
     /// variant is asked for, so that the other variants still run with them.
-    std::vector<std::string> variants;
+    std::vector<std::string> variants{};
 };
 
 /// Whether something declared for `variants` (a parameter, a rule; empty: every variant) applies
 /// to `variant`.
 bool applies_to(const std::vector<std::string>& variants, const std::string& variant);
 
+/// Written with designated initializers (.name = ..., .variants = ...); a field left out keeps its
+/// default, empty unless given here (the `{}` lets -Wmissing-field-initializers accept that).
 struct WorkloadInfo {
-    std::string name;
-    std::string description;
-    std::vector<std::string> variants; ///< e.g. "naive", "shared"; the first is the default
-    std::vector<WorkloadParameter> parameters;
+    std::string name{};
+    std::string description{};
+    std::vector<std::string> variants{}; ///< e.g. "naive", "shared"; the first is the default
+    std::vector<WorkloadParameter> parameters{};
     /// Parameter sets the agreement tests run on every device and variant: tiny, odd, not a
     /// multiple of the block, large. Each names only the parameters it changes.
-    std::vector<std::map<std::string, std::string>> test_cases;
-    std::vector<WorkloadRule> rules;
+    std::vector<std::map<std::string, std::string>> test_cases{};
+    std::vector<WorkloadRule> rules{};
     /// false: no reference computes the expected result (a kernel-pair manifest may name none), so
     /// a run is checked against the other devices and variants only.
     bool has_reference = true;
