@@ -126,6 +126,11 @@ std::uint64_t Solver::device_bytes(std::size_t n)
     return (bands + vectors + partials + 1) * sizeof(double);
 }
 
+std::uint64_t Solver::largest_allocation(std::size_t n)
+{
+    return (band_width(n) * n + workload::sentinel_elements) * sizeof(double);
+}
+
 Solver::Solver(const Device& device, std::size_t n, std::size_t block)
     : n_(validated(device, n, block)), block_(block), sum_(device, reduce::Variant::tree, reduce::Operation::sum, n),
       max_(device, reduce::Variant::tree, reduce::Operation::max, n), check_(device, 1)

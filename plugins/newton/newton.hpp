@@ -151,6 +151,8 @@ public:
 
     /// Device memory a Solver for n unknowns allocates.
     static std::uint64_t device_bytes(std::size_t n);
+    /// The largest of those allocations: one band matrix.
+    static std::uint64_t largest_allocation(std::size_t n);
 
     /// Iterates from x (x0) to the result in place, enqueued on `queue`, reading one double per
     /// check. x holds at least problem.n elements; problem.n is the Solver's n. Stops at a cap or

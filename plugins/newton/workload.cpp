@@ -151,6 +151,7 @@ Spec spec()
     // finish sets it once the solve is done: from the reference's last step, or the device's own.
     spec.tolerance = [](const Settings&) { return Tolerance{0, "set once the solve is done"}; };
     spec.extra_device_bytes = [n](const Settings& settings) { return Solver::device_bytes(n(settings)); };
+    spec.extra_largest_allocation = [n](const Settings& settings) { return Solver::largest_allocation(n(settings)); };
     spec.extra_host_bytes = [n](const Settings& settings) { return reference_bytes(n(settings)); };
     return spec;
 }

@@ -264,9 +264,12 @@ struct Spec {
     std::function<Tolerance(const Settings& settings)> tolerance;
     Figures figures; ///< optional
     /// Device memory the prepared run holds beyond the declared buffers (a solver's own vectors, a
-    /// reduction's partial results, the figures' copy destination), counted in its footprint as
-    /// one more allocation; optional.
+    /// reduction's partial results, the figures' copy destination), counted in its footprint;
+    /// optional.
     std::function<std::uint64_t(const Settings& settings)> extra_device_bytes;
+    /// The largest single allocation among those extra bytes, against the device's largest
+    /// allocation; unset, they count as one.
+    std::function<std::uint64_t(const Settings& settings)> extra_largest_allocation;
     /// Host memory beyond the declared arrays (the reference's own working arrays); optional.
     std::function<std::uint64_t(const Settings& settings)> extra_host_bytes;
 };
