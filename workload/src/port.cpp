@@ -3,9 +3,9 @@
 // device clock and repeated until the median settles, the outputs checked against the reference
 // the manifest names (another kernel pair, a C function, or none: the devices against each other).
 #include "port.hpp"
-#include "saturating.hpp"
 
 #include <duet/detail/plugins.hpp>
+#include <duet/detail/saturating.hpp>
 #include <duet/error.hpp>
 #include <duet/workload/kit.hpp>
 #include <duet/workload/manifest.hpp>

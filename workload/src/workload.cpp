@@ -5,9 +5,8 @@
 #include <duet/workload/manifest.hpp>
 
 #include <duet/detail/plugins.hpp>
+#include <duet/detail/saturating.hpp>
 #include <duet/detail/text.hpp>
-
-#include "saturating.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
