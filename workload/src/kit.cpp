@@ -584,7 +584,10 @@ public:
             const std::string what = name_of(array, i);
             check_padding<T>(queue, current(array, i), what, true);
             const bool judged = arrays_[current(array, i).origin].spec->role == BufferSpec::Role::output;
-            judge_check_pass(what, std::span<const T>(timed.as<T>()).subspan(offset, array.size), host, offset,
+            // Named unquoted: judge_check_pass quotes it, as Writes::describe does.
+            const std::string name =
+                array.spec->name + (array.instances > 1 ? " (instance " + std::to_string(i) + ")" : std::string());
+            judge_check_pass(name, std::span<const T>(timed.as<T>()).subspan(offset, array.size), host, offset,
                              timed.size(), judged, writes);
             offset += array.size;
         });
