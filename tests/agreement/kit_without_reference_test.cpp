@@ -27,6 +27,7 @@ Spec unreferenced_copy(bool writes)
                  .variants = {"default"},
                  .parameters = {integer_parameter("n", 1000, 1, std::int64_t{1} << 62, "floats")},
                  .test_cases = {{}},
+                 .rules = {},
                  .has_reference = false};
     spec.buffers = {input("x", size_n), output("y", size_n)};
     spec.prepare = [writes](const Device&, const Settings& settings, const std::string&) -> Launch {
