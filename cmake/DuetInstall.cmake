@@ -1,6 +1,6 @@
 # What `cmake --install` puts where: the libraries and public headers, the CLI, and the CMake
-# package find_package(duet CONFIG) reads (duet::core, duet::workload, duet_embed_kernels(),
-# duet_add_workload()). Backends and workloads install themselves (duet_add_backend,
+# package find_package(duet CONFIG) reads (duet::core, duet::workload, duet::manifest,
+# duet_embed_kernels(), duet_add_workload()). Backends and workloads install themselves (duet_add_backend,
 # duet_add_workload) to duet/ and duet/workloads beside libduet_core.so, where the installed
 # libraries look. Run paths are $ORIGIN-based, so the installed tree can be moved as a whole.
 include(CMakePackageConfigHelpers)
@@ -10,14 +10,16 @@ file(RELATIVE_PATH bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_
 
 set_target_properties(duet_core PROPERTIES EXPORT_NAME core)
 set_target_properties(duet_workload PROPERTIES EXPORT_NAME workload INSTALL_RPATH "$ORIGIN")
+set_target_properties(duet_manifest PROPERTIES EXPORT_NAME manifest INSTALL_RPATH "$ORIGIN")
 set_target_properties(duet PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
 
-install(TARGETS duet_core duet_workload duet_warnings EXPORT duetTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS duet_core duet_workload duet_manifest duet_warnings EXPORT duetTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS duet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # detail/plugins.hpp stays out: only duet's own library sources include it, and it would make
 # every user of the package find Boost.DLL.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/workload/include/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  ${PROJECT_SOURCE_DIR}/manifest/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   REGEX "/detail/plugins\\.hpp$" EXCLUDE)
 
 install(EXPORT duetTargets NAMESPACE duet:: DESTINATION ${DUET_INSTALL_CMAKEDIR})

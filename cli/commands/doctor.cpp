@@ -13,7 +13,7 @@
 #include "render/table.hpp"
 
 #include <duet/detail/file.hpp>
-#include <duet/workload/manifest.hpp>
+#include <duet/manifest.hpp>
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,6 +8,7 @@
 #include "render/environment.hpp"
 
 #include <duet/error.hpp>
+#include <duet/manifest.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -244,6 +245,8 @@ int main(const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     using namespace duet::cli;
+    // Manifests on the plugin path are workloads, found by name as plugins are.
+    duet::register_workload_loader(duet::workload::manifest_loader());
     try {
         const int code = duet::cli::main(std::vector<std::string>(argv + 1, argv + argc));
         // A table lost to a full disk is as lost as a file: say so, and do not exit 0.

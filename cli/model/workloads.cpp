@@ -3,7 +3,7 @@
 
 #include "model/usage_error.hpp"
 
-#include <duet/workload/manifest.hpp>
+#include <duet/manifest.hpp>
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 // that name, which loads, gives the workload.
 #include <gtest/gtest.h>
 
+#include <duet/manifest.hpp>
 #include <duet/workload.hpp>
 
 #include <algorithm>
@@ -40,7 +41,7 @@ TEST(WorkloadRegistrySearch, AFileThatDidNotLoadShadowsNothingAndTheNextOfItsNam
     std::ofstream(manifest) << "this is not a manifest\n";
     for (const fs::path& bad : {library, manifest}) {
         SCOPED_TRACE(bad.string());
-        const WorkloadRegistry registry({bad.parent_path(), DUET_BUILD_WORKLOAD_DIR});
+        const WorkloadRegistry registry({bad.parent_path(), DUET_BUILD_WORKLOAD_DIR}, {workload::manifest_loader()});
         const WorkloadPluginInfo& failed = plugin_at(registry, bad);
         EXPECT_TRUE(failed.failed());
         EXPECT_TRUE(failed.shadowed_by.empty()) << failed.shadowed_by;

@@ -18,8 +18,8 @@ duet=$prefix/bin/duet
 "$cmake" --build "$work/heat2d"
 
 # The installed CLI runs on the installed libraries, found through its $ORIGIN-based run path.
-ldd "$duet" | grep -E 'libduet_(core|workload)'
-if ldd "$duet" | grep -E 'libduet_(core|workload)' | grep -vq "=> $prefix/"; then
+ldd "$duet" | grep -E 'libduet_(core|workload|manifest)'
+if ldd "$duet" | grep -E 'libduet_(core|workload|manifest)' | grep -vq "=> $prefix/"; then
   echo "package: $duet does not load duet's libraries from $prefix" >&2
   exit 1
 fi

@@ -4,8 +4,8 @@
 // would fail only after a launch, and an output nothing writes. Each is refused when the manifest
 // is read, naming the file, the line, the field and the limit. (Crashes and hangs are tested on the
 // duet command, in tests/cli/manifest_cli_test.cpp.)
+#include <duet/manifest.hpp>
 #include <duet/workload/check.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include "duet_test.hpp"
 #include "expression.hpp"

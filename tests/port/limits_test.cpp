@@ -3,8 +3,8 @@
 // that break the manifest refused as a bad value is (a rule), and the messages that say so: a long
 // expression quoted short, a manifest that is not a file named once, a reference library that is an
 // executable without an errno that is not the cause.
+#include <duet/manifest.hpp>
 #include <duet/workload/check.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include "duet_test.hpp"
 #include "expression.hpp"

@@ -1,6 +1,6 @@
 #include "manifest_files.hpp"
 
-#include <duet/workload/manifest.hpp>
+#include <duet/manifest.hpp>
 
 #include <fstream>
 

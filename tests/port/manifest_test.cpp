@@ -1,7 +1,7 @@
 // Bad manifests: each is refused when it is read, before anything is built or launched, with a
 // message that names the file, the line and the field. Each case changes one line of a good
 // manifest (a SAXPY pair) and checks the whole place in the message.
-#include <duet/workload/manifest.hpp>
+#include <duet/manifest.hpp>
 
 #include "duet_test.hpp"
 #include "manifest_files.hpp"

@@ -1,8 +1,8 @@
 // The ports of examples/ports (SAXPY, a tiled transpose, a reduction with local memory), read from
 // their manifests and run through the code `duet test` runs, on every device and across devices;
 // and a deliberately wrong port, which must be reported as a disagreement at its worst element.
+#include <duet/manifest.hpp>
 #include <duet/workload/check.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include <fstream>
 #include <sstream>

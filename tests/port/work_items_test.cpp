@@ -1,7 +1,7 @@
 // A launch's work-items are counted once, when the manifest is read, and a grid × block whose count
 // overflows 64 bits is refused there, naming it, rather than wrapping into the length of a C
 // reference's host copies and the footprint.
-#include <duet/workload/manifest.hpp>
+#include <duet/manifest.hpp>
 
 #include <filesystem>
 

@@ -1,8 +1,7 @@
 // Runs that take turns: one mutex and one condition say whose turn it is.
 #include <duet/workload/turns.hpp>
 
-#include "saturating.hpp"
-
+#include <duet/detail/saturating.hpp>
 #include <duet/detail/text.hpp>
 
 #include <algorithm>

@@ -2,12 +2,10 @@
 // that finds and loads workload plugins.
 #include <duet/error.hpp>
 #include <duet/workload.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include <duet/detail/plugins.hpp>
+#include <duet/detail/saturating.hpp>
 #include <duet/detail/text.hpp>
-
-#include "saturating.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -21,6 +19,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -509,25 +508,58 @@ std::shared_ptr<const Workload> open_workload(const fs::path& path)
                                              detail::call_plugin("its info()", [&] { return workload->info(); }));
 }
 
-std::shared_ptr<const Workload> open_manifest(const fs::path& path)
+/// The workload a loader gives for the file at `path`, behind the guard plugins' are.
+std::shared_ptr<const Workload> open_with(const WorkloadLoader& loader, const fs::path& path)
 {
-    auto workload = workload::load_manifest(path);
+    auto workload = loader.load(path);
+    if (!workload) {
+        throw detail::NotLoaded("its loader gave no workload");
+    }
     return std::make_shared<GuardedWorkload>(workload, workload->info());
 }
 
 /// A file that may provide a workload, in the order the registry searches.
 struct Candidate {
-    std::string name; ///< from the file's name: libduet_workload_<name>.so, <name>.duet.toml
+    std::string name; ///< from the file's name: libduet_workload_<name>.so, <name><loader's suffix>
     fs::path path;
-    bool manifest = false;
+    std::size_t kind = 0; ///< 0: a plugin library; else the loader, from 1
 };
+
+std::mutex loaders_mutex;
+
+std::vector<WorkloadLoader>& loaders()
+{
+    static auto* registered = new std::vector<WorkloadLoader>(); // never destroyed, as the registry
+    return *registered;
+}
 
 } // namespace
 
-WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : directories_(directories)
+void register_workload_loader(WorkloadLoader loader)
 {
-    // Search order: the folders in order, in each the plugin libraries before the manifests. A folder
-    // named again (DUET_PLUGIN_PATH holding the build's) adds nothing: its files are the same files.
+    const std::lock_guard lock(loaders_mutex);
+    auto& registered = loaders();
+    const auto same = std::find_if(registered.begin(), registered.end(),
+                                   [&](const WorkloadLoader& known) { return known.suffix == loader.suffix; });
+    if (same != registered.end()) {
+        *same = std::move(loader);
+    } else {
+        registered.push_back(std::move(loader));
+    }
+}
+
+std::vector<WorkloadLoader> registered_workload_loaders()
+{
+    const std::lock_guard lock(loaders_mutex);
+    return loaders();
+}
+
+WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories, std::vector<WorkloadLoader> loaders)
+    : directories_(directories), loaders_(std::move(loaders))
+{
+    // Search order: the folders in order, in each the plugin libraries before the files of each
+    // loader in turn. A folder named again (DUET_PLUGIN_PATH holding the build's) adds nothing: its
+    // files are the same files.
     std::vector<Candidate> candidates;
     std::set<fs::path> searched;
     for (const auto& directory : directories) {
@@ -536,18 +568,19 @@ WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : d
             continue;
         }
         for (auto& [name, path] : detail::find_named_files({directory}, "libduet_workload_", ".so")) {
-            candidates.push_back({name, std::move(path), false});
+            candidates.push_back({name, std::move(path), 0});
         }
-        for (auto& [name, path] : detail::find_named_files({directory}, "", workload::manifest_suffix)) {
-            candidates.push_back({name, std::move(path), true});
+        for (std::size_t kind = 1; kind <= loaders_.size(); ++kind) {
+            for (auto& [name, path] : detail::find_named_files({directory}, "", loaders_[kind - 1].suffix)) {
+                candidates.push_back({name, std::move(path), kind});
+            }
         }
     }
-    // Listed as before: the libraries by name, then the manifests by name.
+    // Listed as before: the libraries by name, then each loader's files by name.
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::tie(candidates[a].manifest, candidates[a].name) <
-               std::tie(candidates[b].manifest, candidates[b].name);
+        return std::tie(candidates[a].kind, candidates[a].name) < std::tie(candidates[b].kind, candidates[b].name);
     });
     // Opened in search order, and used where it loads and gives a workload no file found before it
     // gives: of one workload name the first such file wins (a manifest whose `name` is not its file's
@@ -569,7 +602,8 @@ WorkloadRegistry::WorkloadRegistry(const std::vector<fs::path>& directories) : d
         }
         std::shared_ptr<const Workload> workload;
         try {
-            workload = candidate.manifest ? open_manifest(candidate.path) : open_workload(candidate.path);
+            workload = candidate.kind == 0 ? open_workload(candidate.path)
+                                           : open_with(loaders_[candidate.kind - 1], candidate.path);
         } catch (const std::exception& error) {
             info.reason = error.what();
             continue;
@@ -615,13 +649,19 @@ std::shared_ptr<const Workload> WorkloadRegistry::find(const std::string& name) 
             broken += "\n  " + plugin.name + " (" + plugin.path.string() + ") did not load: " + plugin.reason;
         }
     }
+    std::string files = "libduet_workload_<name>.so", kinds = "workload plugins";
+    for (std::size_t i = 0; i < loaders_.size(); ++i) {
+        const char* separator = i + 1 == loaders_.size() ? " and " : ", ";
+        files += separator + ("<name>" + loaders_[i].suffix);
+        kinds += (i + 1 == loaders_.size() ? " or " : ", ") + loaders_[i].files;
+    }
     const char* plugin_path = std::getenv(plugin_path_variable);
     fail<NotFound>("duet", "WorkloadRegistry::find",
                    "no workload '" + name + "'; workloads: " + (known.empty() ? "none" : known) + broken +
-                       "\nsearched for libduet_workload_<name>.so and <name>.duet.toml in: " +
-                       detail::join(directories_) + "\n(" + std::string(plugin_path_variable) + " " +
+                       "\nsearched for " + files + " in: " + detail::join(directories_) + "\n(" +
+                       std::string(plugin_path_variable) + " " +
                        (plugin_path && *plugin_path ? std::string("= ") + plugin_path : std::string("is unset")) +
-                       "; a folder of your own workload plugins or manifests goes there)");
+                       "; a folder of your own " + kinds + " goes there)");
 }
 
 } // namespace duet

@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 9
+#define DUET_WORKLOAD_ABI_VERSION 10
 
 namespace duet {
 
@@ -239,10 +239,27 @@ struct WorkloadPluginInfo {
     bool failed() const { return !loaded && shadowed_by.empty(); }
 };
 
+/// A kind of file that gives a workload without being a plugin library: a manifest
+/// (<name>.duet.toml, read by libduet_manifest, whose manifest_loader() the CLI registers) is one.
+struct WorkloadLoader {
+    std::string suffix; ///< how its files' names end, after the workload's name: ".duet.toml"
+    std::string files;  ///< what its files are called in messages: "manifests"
+    /// The workload of the file at `path`; throws saying why where it gives none.
+    std::function<std::shared_ptr<const Workload>(const std::filesystem::path& path)> load;
+};
+
+/// Adds `loader` to those every registry made afterwards searches with, WorkloadRegistry::global()
+/// among them (so register before its first use), after those registered before it; a loader of a
+/// suffix already registered replaces that one.
+void register_workload_loader(WorkloadLoader loader);
+/// The loaders registered so far, in order.
+std::vector<WorkloadLoader> registered_workload_loaders();
+
 /// Finds and loads workload plugins: DUET_PLUGIN_PATH (':'-separated), the build tree's plugin
 /// directory, and duet/workloads beside libduet_core.so. The first file of a name that loads wins:
-/// the folders in that order, in each a plugin library before a manifest; a later file of the same
-/// name, by its file name or by the workload name it gives, is listed as shadowed by it and not used.
+/// the folders in that order, in each a plugin library before the files of each loader in turn (a
+/// manifest); a later file of the same name, by its file name or by the workload name it gives, is
+/// listed as shadowed by it and not used.
 /// A plugin that cannot be opened, whose entry or info() throws, or whose entry gives no workload is
 /// listed as not loaded with why (and the file used instead, if any), and shadows nothing. Every workload it gives
 /// guards the calls into it: its info() is read once, and anything but a std::exception thrown by footprint() or run()
@@ -253,7 +270,9 @@ public:
     static std::vector<std::filesystem::path> default_search_path();
     /// The directories DUET_PLUGIN_PATH names, in order: the user's part of default_search_path().
     static std::vector<std::filesystem::path> environment_search_path();
-    explicit WorkloadRegistry(const std::vector<std::filesystem::path>& directories);
+    /// Searches `directories` for plugin libraries and for the files of `loaders`.
+    explicit WorkloadRegistry(const std::vector<std::filesystem::path>& directories,
+                              std::vector<WorkloadLoader> loaders = registered_workload_loaders());
 
     const std::vector<WorkloadPluginInfo>& plugins() const { return plugins_; }
     const std::vector<std::shared_ptr<const Workload>>& workloads() const { return workloads_; }
@@ -263,6 +282,7 @@ public:
 
 private:
     std::vector<std::filesystem::path> directories_; ///< searched, in order; named when a workload is not found
+    std::vector<WorkloadLoader> loaders_;            ///< named when a workload is not found
     std::vector<WorkloadPluginInfo> plugins_;
     std::vector<std::shared_ptr<const Workload>> workloads_;
 };

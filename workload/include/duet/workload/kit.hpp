@@ -257,6 +257,8 @@ struct Spec {
     /// refused here: Unsupported naming the limit.
     std::function<Prepared(const Device& device, const Settings& settings, const std::string& variant)> prepare;
     /// Fills the outputs from the inputs on the CPU (unless the prepared run brings its own).
+    /// Where info.has_reference is false there is none: the outputs are compared across devices
+    /// only (Measurement::verified stays false), and the check pass still judges what was written.
     std::function<void(const Settings& settings, const HostArrays& arrays)> reference;
     /// What one launch accomplishes, for the rate: bytes moved or floating-point operations.
     std::function<double(const Settings& settings)> work;
@@ -280,7 +282,8 @@ public:
     explicit SpecWorkload(Spec spec);
     WorkloadInfo info() const override { return spec_.info; }
     /// Every buffer on the device (with its sentinels or padding) and the spacer; on the host the
-    /// inputs, the outputs, their host buffers and the reference's; and what the spec adds.
+    /// inputs, the outputs, their host buffers and the reference's; and what the spec adds. Sums
+    /// saturate: sizes past any machine's never wrap to a footprint that fits.
     Footprint footprint(const RunRequest& request) const override;
     Measurement run(const RunRequest& request) const override;
 

@@ -1,6 +1,8 @@
-// Kernel pairs described in one file: a manifest (*.duet.toml) names a CUDA kernel and its OpenCL
-// port, their parameters, buffers, scalars, launch geometry and reference, and duet runs and
-// compares them like any workload, with no C++ written. README's "Port check" shows the format.
+// Kernel pairs described in one file (libduet_manifest): a manifest (*.duet.toml) names a CUDA
+// kernel and its OpenCL port, their parameters, buffers, scalars, launch geometry and reference,
+// and becomes a workload::Spec that the kit's runner runs and checks like any workload, with no C++
+// written. The CLI registers manifest_loader() with the workload registry, which then finds
+// manifests by name. README's "Port check" shows the format.
 #pragma once
 
 #include <duet/workload.hpp>
@@ -31,5 +33,9 @@ bool is_manifest(const std::filesystem::path& path);
 /// is read and both kernels' parameters are checked against its arguments and each other.
 /// InvalidArgument naming the file, the line and the field of the first problem.
 std::shared_ptr<const Workload> load_manifest(const std::filesystem::path& path);
+
+/// Manifests as the workload registry finds them (register_workload_loader): <name>.duet.toml,
+/// read by load_manifest.
+WorkloadLoader manifest_loader();
 
 } // namespace duet::workload

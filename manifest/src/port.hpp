@@ -1,5 +1,5 @@
 // A kernel pair described by a manifest (*.duet.toml), as read and checked: what manifest.cpp
-// makes of the file and port.cpp runs. Every field keeps where it was written, so that a problem
+// makes of the file and port.cpp makes a Spec of. Every field keeps where it was written, so that a problem
 // found later (an expression that divides by zero for the values asked) still names its line.
 #pragma once
 
@@ -133,7 +133,7 @@ std::map<std::string, Number> parameter_values(const Manifest& manifest, const S
 void check_interfaces(const Manifest& manifest, const KernelSource& cuda, const KernelSource& opencl,
                       const LaunchDecl& launch);
 
-/// A workload that runs the manifest's kernel pair.
+/// The manifest's kernel pair as a workload: a Spec, which the kit's runner runs.
 std::shared_ptr<const Workload> make_port_workload(Manifest manifest);
 
 } // namespace duet::workload::port

@@ -2,8 +2,8 @@
 // that each problem is named by file, line and field before anything is built or launched.
 #include "port.hpp"
 
+#include <duet/manifest.hpp>
 #include <duet/workload/agreement.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include <duet/detail/file.hpp>
 #include <duet/error.hpp>
@@ -949,6 +949,11 @@ bool is_manifest(const std::filesystem::path& path)
 std::shared_ptr<const Workload> load_manifest(const std::filesystem::path& path)
 {
     return port::make_port_workload(port::read_manifest(path));
+}
+
+WorkloadLoader manifest_loader()
+{
+    return {.suffix = manifest_suffix, .files = "manifests", .load = load_manifest};
 }
 
 } // namespace duet::workload

@@ -1,14 +1,14 @@
-// A manifest's kernel pair as a workload, run with the kit's pieces: buffers drawn or filled as
-// the manifest says, outputs poisoned with sentinels past their end, the launches timed on the
-// device clock and repeated until the median settles, the outputs checked against the reference
-// the manifest names (another kernel pair, a C function, or none: the devices against each other).
+// A manifest's kernel pair as a Spec, which the kit's runner runs as it runs any workload: its
+// buffers, each with its role and its count from the plan; its launch step (the launches of one
+// pass, the swap between each two); its outputs' tolerances; and the reference the manifest names
+// (another kernel pair, a C function, or none: the devices against each other).
 #include "port.hpp"
-#include "saturating.hpp"
 
 #include <duet/detail/plugins.hpp>
+#include <duet/detail/saturating.hpp>
 #include <duet/error.hpp>
+#include <duet/manifest.hpp>
 #include <duet/workload/kit.hpp>
-#include <duet/workload/manifest.hpp>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -37,7 +37,7 @@ struct Plan {
     std::vector<std::array<std::byte, 8>> scalars; ///< each scalar's value, as the kernel takes it
     std::size_t launches = 1;
     /// Every work-item the launch runs (grid × block in each dimension), domain or not: how long
-    /// a C reference's host copies must be (Buffers::initial).
+    /// a C reference's host copies must be (reference_copy_elements).
     std::size_t work_items = 0;
 };
 
@@ -174,7 +174,7 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
                                    std::to_string(buffer.init.bytes.size() / element_size(buffer.type)) +
                                    " elements; count is " + std::to_string(n));
         }
-        // A C reference's host copy is as long as the launch where that is longer (Buffers::initial).
+        // A C reference's host copy is as long as the launch where that is longer (reference_copy_elements).
         if (manifest.reference.kind == Reference::Kind::library && plan.work_items > most) {
             fail(manifest.launch.place, std::to_string(plan.work_items) +
                                             " work-items overflow a 64-bit size in bytes for the C reference's copy "
@@ -339,188 +339,105 @@ Kernel build_kernel(const Device& device, const Manifest& manifest, const Kernel
     return kernel;
 }
 
-/// One run's buffers on a device: made, filled and read as the manifest says.
-class Buffers {
-public:
-    /// Every buffer gets sentinels past its end: an output's, or a buffer swapped with one, catch a
-    /// write past it; an input's make what a kernel reads past its end the poison, so that a
-    /// value it writes from there shows in the check pass.
-    Buffers(const Manifest& manifest, const Plan& plan, const Device& device, std::uint64_t seed)
-        : manifest_(manifest), plan_(plan)
-    {
-        for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
-            const BufferDecl& buffer = manifest.buffers[i];
-            const std::size_t element = element_size(buffer.type);
-            Slot slot{initial_values(buffer, plan.counts[i], seed + i),
-                      {},
-                      device.alloc_bytes((plan.counts[i] + sentinel_elements) * element)};
-            if (buffer.output) {
-                slot.host = device.alloc_host((plan.counts[i] + sentinel_elements) * element, HostMemoryKind::pageable);
-            }
-            slots_.push_back(std::move(slot));
-        }
-    }
+/// The bytes of buffer `i` on the device, its sentinels included: as the runner allocates it, and
+/// the reference kernel pair's buffer of it.
+std::uint64_t device_bytes(const Manifest& manifest, const Plan& plan, std::size_t i)
+{
+    return (plan.counts[i] + sentinel_elements) * element_size(manifest.buffers[i].type);
+}
 
-    /// Untimed: poisons every buffer nothing fills, and every buffer past its end; with
-    /// check_poison in the check pass.
-    void poison(Queue& queue, bool check_pass = false)
-    {
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            const BufferDecl& buffer = manifest_.buffers[i];
-            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
-                const T value = check_pass ? check_poison<T>() : workload::poison<T>();
-                const std::size_t from = buffer.init.kind == Init::Kind::none ? 0 : plan_.counts[i];
-                queue.fill(BufferView<T>{slots_[i].device, from, plan_.counts[i] + sentinel_elements - from}, value);
-                if (buffer.output) {
-                    std::ranges::fill(slots_[i].host.template as<T>(), value);
+/// The elements of a C reference's host copy of buffer `i`: as long as the launch has work-items
+/// where the buffer is shorter (a kernel without `index` may run past a buffer, and a reference
+/// that does as it does must not write past duet's copy), and sentinels beyond.
+std::size_t reference_copy_elements(const Plan& plan, std::size_t i)
+{
+    return std::max(plan.counts[i], plan.work_items) + sentinel_elements;
+}
+
+/// The launches of one pass, the swap between each two: each argument a buffer as `buffer` gives
+/// it by its index in the manifest (its device memory as the swaps so far leave it), a scalar, or
+/// local memory.
+void launch_pass(Queue& queue, const Kernel& kernel, const Range& range, const std::vector<std::string>& args,
+                 const Manifest& manifest, const Plan& plan, const std::function<RawBuffer(std::size_t)>& buffer,
+                 const std::function<void(std::size_t, std::size_t)>& swap)
+{
+    std::vector<RawBuffer> held(args.size()); // what the packed buffer arguments point at
+    std::vector<detail::LaunchArg> packed(args.size());
+    for (std::size_t n = 0; n < plan.launches; ++n) {
+        for (std::size_t a = 0; a < args.size(); ++a) {
+            packed[a] = [&]() -> detail::LaunchArg {
+                if (args[a] == "local") {
+                    return detail::launch_arg(LocalMemory{plan.local_bytes});
                 }
-            });
+                if (const std::size_t i = buffer_index(manifest, args[a]); i != SIZE_MAX) {
+                    held[a] = buffer(i);
+                    return detail::launch_arg(held[a]);
+                }
+                for (std::size_t s = 0; s < manifest.scalars.size(); ++s) {
+                    if (manifest.scalars[s].name == args[a]) {
+                        return {detail::LaunchArg::Kind::value, nullptr, plan.scalars[s].data(),
+                                element_size(manifest.scalars[s].type)};
+                    }
+                }
+                throw InvalidArgument("duet", "manifest", "no argument '" + args[a] + "'");
+            }();
         }
-        order_.clear();
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            order_.push_back(i);
-        }
-    }
-    void write(Queue& queue)
-    {
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            if (manifest_.buffers[i].init.kind != Init::Kind::none) {
-                with_element_type(manifest_.buffers[i].type, [&]<class T>(std::type_identity<T>) {
-                    queue.write(BufferView<T>{slots_[i].device, 0, plan_.counts[i]},
-                                std::span<const T>(slots_[i].initial.template as<T>()));
-                });
-            }
-        }
-    }
-    /// The launches of one pass, the swap between each two.
-    void launch(Queue& queue, const Kernel& kernel, const Range& range, const std::vector<std::string>& args)
-    {
-        for (std::size_t n = 0; n < plan_.launches; ++n) {
-            std::vector<detail::LaunchArg> packed;
-            for (const auto& arg : args) {
-                packed.push_back(argument(arg));
-            }
-            queue.launch(kernel, range, std::span<const detail::LaunchArg>(packed));
-            if (manifest_.swap && n + 1 < plan_.launches) {
-                std::swap(order_[buffer_index(manifest_, manifest_.swap->first)],
-                          order_[buffer_index(manifest_, manifest_.swap->second)]);
-            }
+        queue.launch(kernel, range, std::span<const detail::LaunchArg>(packed));
+        if (manifest.swap && n + 1 < plan.launches) {
+            swap(buffer_index(manifest, manifest.swap->first), buffer_index(manifest, manifest.swap->second));
         }
     }
-    void read(Queue& queue)
-    {
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            if (manifest_.buffers[i].output) {
-                queue.read(slots_[i].host.as<std::byte>(), Buffer<std::byte>(slots_[order_[i]].device));
-            }
-        }
-    }
-    /// The outputs, end to end in the manifest's order, once their sentinels are checked.
-    Values outputs() const
-    {
-        Values all;
-        bool first = true;
-        each_output([&]<class T>(std::size_t i, const BufferDecl& buffer, std::span<const T> host) {
-            check_sentinels(host.subspan(plan_.counts[i]), "'" + buffer.name + "'");
-            Values part(std::vector<T>(host.begin(), host.begin() + plan_.counts[i]));
-            first ? void(all = std::move(part)) : all.append(part);
-            first = false;
-        });
-        return all;
-    }
-    /// After the check pass: its sentinels checked, and each element that held the poison in
-    /// `timed` (outputs() of the timed pass) and the check poison now marked never written. An
-    /// output read from a buffer that starts with values (updated in place) has only its
-    /// sentinels judged.
-    void judge_writes(const Values& timed, Writes& writes) const
-    {
-        std::size_t offset = 0;
-        each_output([&]<class T>(std::size_t i, const BufferDecl& buffer, std::span<const T> host) {
-            judge_check_pass(buffer.name, std::span<const T>(timed.as<T>()).subspan(offset, plan_.counts[i]), host,
-                             offset, timed.size(), manifest_.buffers[order_[i]].init.kind == Init::Kind::none, writes);
-            offset += plan_.counts[i];
-        });
-    }
-    /// Host copies of every buffer as the pass starts, for a C reference to compute on: each as
-    /// long as the launch has work-items where it is shorter (a kernel without `index` may run
-    /// past a buffer, and a reference that does as it does must not write past duet's copy), and
-    /// sentinels beyond, all of it poisoned past the buffer's count.
-    std::vector<Values> initial() const
-    {
-        std::vector<Values> values;
-        for (const auto& slot : slots_) {
-            values.push_back(with_element_type(slot.initial.type(), [&]<class T>(std::type_identity<T>) -> Values {
-                std::vector<T> padded = slot.initial.as<T>();
-                padded.resize(std::max(padded.size(), plan_.work_items) + sentinel_elements, workload::poison<T>());
-                return padded;
-            }));
-        }
-        return values;
-    }
+}
 
-private:
-    struct Slot {
-        Values initial;
-        HostBuffer host; ///< outputs: where they are read to, sentinels included
-        RawBuffer device;
-    };
-    /// f(i, buffer, host) for each output in the manifest's order, `host` what was read back,
-    /// sentinels included, as the buffer's element type.
-    template <class F> void each_output(F&& f) const
-    {
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            const BufferDecl& buffer = manifest_.buffers[i];
-            if (buffer.output) {
-                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
-                    f.template operator()<T>(i, buffer, slots_[i].host.template as<const T>());
-                });
-            }
-        }
-    }
-    detail::LaunchArg argument(const std::string& name) const
-    {
-        if (name == "local") {
-            return detail::launch_arg(LocalMemory{plan_.local_bytes});
-        }
-        if (const std::size_t i = buffer_index(manifest_, name); i != SIZE_MAX) {
-            return detail::launch_arg(slots_[order_[i]].device);
-        }
-        for (std::size_t i = 0; i < manifest_.scalars.size(); ++i) {
-            if (manifest_.scalars[i].name == name) {
-                return {detail::LaunchArg::Kind::value, nullptr, plan_.scalars[i].data(),
-                        element_size(manifest_.scalars[i].type)};
-            }
-        }
-        throw InvalidArgument("duet", "manifest", "no argument '" + name + "'");
-    }
-
-    const Manifest& manifest_;
-    const Plan& plan_;
-    std::vector<Slot> slots_;
-    std::vector<std::size_t> order_; ///< the buffer each name holds after the swaps so far
-};
-
-/// The outputs of the reference kernel pair, run once on the same device and inputs.
-Values kernel_reference(const Manifest& manifest, const Plan& plan, const Device& device, std::uint64_t seed)
+/// The reference kernel pair's outputs, into `arrays`: run once on the same device, on buffers of
+/// its own that start as the run's do (the drawn inputs, poison elsewhere and past every end), as
+/// many launches as a pass with the same swaps, its outputs' sentinels checked.
+void kernel_reference(const Manifest& manifest, const Plan& plan, const Device& device, const HostArrays& arrays)
 {
     const Reference& reference = manifest.reference;
     const LaunchDecl& launch = reference.launch ? *reference.launch : manifest.launch;
     const Kernel kernel = build_kernel(device, manifest, reference.cuda, reference.opencl, launch, plan.values);
     const KernelSource& mine = device.backend() == "cuda" ? reference.cuda : reference.opencl;
-    Buffers buffers(manifest, plan, device, seed);
     Queue queue = device.create_queue();
-    buffers.poison(queue);
-    buffers.write(queue);
-    buffers.launch(queue, kernel, reference.launch ? plan_geometry(launch, plan.values).range : plan.range,
-                   mine.args.value_or(launch.args));
-    buffers.read(queue);
-    queue.finish();
-    return buffers.outputs();
+    std::vector<RawBuffer> buffers;
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        const BufferDecl& buffer = manifest.buffers[i];
+        const RawBuffer& memory = buffers.emplace_back(device.alloc_bytes(device_bytes(manifest, plan, i)));
+        with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+            const bool drawn = buffer.init.kind != Init::Kind::none;
+            const std::size_t from = drawn ? plan.counts[i] : 0;
+            queue.fill(BufferView<T>{memory, from, plan.counts[i] + sentinel_elements - from}, poison<T>());
+            if (drawn) {
+                queue.write(BufferView<T>{memory, 0, plan.counts[i]}, arrays.in<T>(buffer.name));
+            }
+        });
+    }
+    std::vector<std::size_t> order(buffers.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    launch_pass(
+        queue, kernel, reference.launch ? plan_geometry(launch, plan.values).range : plan.range,
+        mine.args.value_or(launch.args), manifest, plan, [&](std::size_t i) { return buffers[order[i]]; },
+        [&](std::size_t a, std::size_t b) { std::swap(order[a], order[b]); });
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        const BufferDecl& buffer = manifest.buffers[i];
+        if (!buffer.output) {
+            continue;
+        }
+        with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+            std::vector<T> read(plan.counts[i] + sentinel_elements);
+            queue.read(std::span<T>(read), BufferView<T>{buffers[order[i]], 0, read.size()});
+            queue.finish();
+            check_sentinels(std::span<const T>(read).subspan(plan.counts[i]), "'" + buffer.name + "'");
+            std::copy_n(read.begin(), plan.counts[i], arrays.out<T>(buffer.name).begin());
+        });
+    }
 }
 
-/// The outputs of the C reference: called once per launch with the launch's arguments (host
-/// copies of the buffers, pointers to the scalars), as the kernel would be.
-Values library_reference(const Manifest& manifest, const Plan& plan, std::vector<Values> arrays)
+/// The C reference's outputs, into `arrays`: the function called once per launch with the
+/// launch's arguments (host copies of the buffers as the pass starts, each as long as
+/// reference_copy_elements and poisoned past its count; pointers to the scalars), as the kernel
+/// would be, with the same swaps.
+void library_reference(const Manifest& manifest, const Plan& plan, const HostArrays& arrays)
 {
     using Function = void(void* const*);
     const Reference& reference = manifest.reference;
@@ -539,16 +456,27 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
              reference.library.filename().string() + " exports no function '" + reference.function + "'");
     }
     auto& function = library.get<Function>(reference.function);
-    std::vector<std::size_t> order(arrays.size());
-    std::iota(order.begin(), order.end(), 0);
+    std::vector<Values> copies;
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        const BufferDecl& buffer = manifest.buffers[i];
+        copies.push_back(with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) -> Values {
+            std::vector<T> copy(reference_copy_elements(plan, i), poison<T>());
+            if (buffer.init.kind != Init::Kind::none) {
+                std::ranges::copy(arrays.in<T>(buffer.name), copy.begin());
+            }
+            return copy;
+        }));
+    }
+    std::vector<std::size_t> order(copies.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::vector<std::array<std::byte, 8>> scalars = plan.scalars;
     for (std::size_t n = 0; n < plan.launches; ++n) {
         std::vector<void*> args;
         for (const auto& arg : manifest.launch.args) {
             void* pointer = nullptr;
             if (const std::size_t i = buffer_index(manifest, arg); i != SIZE_MAX) {
-                pointer = with_element_type(arrays[order[i]].type(), [&]<class T>(std::type_identity<T>) -> void* {
-                    return arrays[order[i]].as<T>().data();
+                pointer = with_element_type(copies[order[i]].type(), [&]<class T>(std::type_identity<T>) -> void* {
+                    return copies[order[i]].as<T>().data();
                 });
             }
             for (std::size_t s = 0; s < manifest.scalars.size(); ++s) {
@@ -562,19 +490,14 @@ Values library_reference(const Manifest& manifest, const Plan& plan, std::vector
                       order[buffer_index(manifest, manifest.swap->second)]);
         }
     }
-    Values all;
-    bool first = true;
     for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
-        if (manifest.buffers[i].output) {
-            Values part = with_element_type(arrays[order[i]].type(), [&]<class T>(std::type_identity<T>) -> Values {
-                const auto& padded = arrays[order[i]].as<T>();
-                return std::vector<T>(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(plan.counts[i]));
+        const BufferDecl& buffer = manifest.buffers[i];
+        if (buffer.output) {
+            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                std::copy_n(copies[order[i]].as<T>().begin(), plan.counts[i], arrays.out<T>(buffer.name).begin());
             });
-            first ? void(all = std::move(part)) : all.append(part);
-            first = false;
         }
     }
-    return all;
 }
 
 /// The relative error an output may have: its own, or its ULPs times the type's epsilon.
@@ -585,190 +508,171 @@ double tolerance_of(const BufferDecl& buffer)
                                           : 0.0);
 }
 
-class PortWorkload final : public Workload {
-public:
-    /// Every expression is evaluated for the defaults and each declared test case, so that one
-    /// that divides by zero or overflows there is refused with the manifest, not at a run.
-    explicit PortWorkload(Manifest manifest)
-        : manifest_(std::make_shared<const Manifest>(std::move(manifest))), info_(manifest_->info)
-    {
-        make_plan(*manifest_, Settings(manifest_->info, {}));
-        const auto& cases = manifest_->info.test_cases;
-        for (std::size_t i = 0; i < cases.size(); ++i) {
-            try {
-                make_plan(*manifest_, Settings(manifest_->info, cases[i]));
-            } catch (const InvalidArgument& error) {
-                std::string values;
-                for (const auto& [name, value] : cases[i]) {
-                    values += (values.empty() ? "" : ", ") + name + " = " + value;
-                }
-                throw InvalidArgument("duet", "manifest",
-                                      "test case " + std::to_string(i) + " (" +
-                                          (values.empty() ? "the defaults" : "{ " + values + " }") +
-                                          "): " + error.message());
-            }
-        }
-        // Values within each parameter's range may still break the manifest (divide by zero in a
-        // define, overflow int32, disagree with a file's size): a rule, so that such settings are
-        // refused as a bad value is, before anything runs, and a sweep skips them.
-        if (!info_.parameters.empty()) {
-            WorkloadRule rule;
-            for (const auto& parameter : info_.parameters) {
-                rule.parameters.push_back(parameter.name);
-            }
-            rule.text = "the manifest's expressions must hold for them";
-            rule.holds = [manifest = manifest_](const Settings& settings) {
-                make_plan(*manifest, settings); // InvalidArgument naming the file, line and field
-                return true;
-            };
-            info_.rules.push_back(std::move(rule));
+/// Bytes moved per pass, as a bandwidth-bound kernel moves them: each buffer the launch takes
+/// once per launch, an output that starts with values (updated in place) twice.
+double work(const Manifest& manifest, const Plan& plan)
+{
+    double bytes = 0;
+    const auto args = manifest.cuda.args.value_or(manifest.launch.args);
+    for (std::size_t i = 0; i < manifest.buffers.size(); ++i) {
+        const BufferDecl& buffer = manifest.buffers[i];
+        if (std::find(args.begin(), args.end(), buffer.name) != args.end()) {
+            const double times = buffer.output && buffer.init.kind != Init::Kind::none ? 2 : 1;
+            bytes += times * static_cast<double>(plan.counts[i] * element_size(buffer.type));
         }
     }
+    return bytes * static_cast<double>(plan.launches);
+}
 
-    WorkloadInfo info() const override { return info_; }
-
-    Footprint footprint(const RunRequest& request) const override
-    {
-        const Plan plan = make_plan(*manifest_, request.settings);
-        Footprint footprint;
-        footprint.device_bytes = Spacer::bytes(request.device);
-        footprint.largest_buffer = footprint.device_bytes;
-        const int copies = manifest_->reference.kind == Reference::Kind::kernels ? 2 : 1;
-        // Saturating, so that no sum of sizes make_plan let through can wrap to a size that fits.
-        using detail::saturating_add;
-        using detail::saturating_multiply;
-        for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
-            const std::size_t element = element_size(manifest_->buffers[i].type);
-            const std::uint64_t bytes = saturating_multiply(saturating_add(plan.counts[i], sentinel_elements), element);
-            footprint.device_bytes = saturating_add(footprint.device_bytes, saturating_multiply(copies, bytes));
-            footprint.largest_buffer = std::max(footprint.largest_buffer, bytes);
-            // The initial values, an output's host buffer and result, and the reference's copy: a
-            // C reference's as long as the launch (Buffers::initial).
-            const std::uint64_t reference_bytes =
-                manifest_->reference.kind == Reference::Kind::library
-                    ? saturating_multiply(saturating_add(std::max(plan.counts[i], plan.work_items), sentinel_elements),
-                                          element)
-                    : bytes;
-            footprint.host_bytes = saturating_add(
-                footprint.host_bytes,
-                saturating_add(saturating_multiply(manifest_->buffers[i].output ? 3 : 1, bytes), reference_bytes));
+/// The manifest's description, once every expression is evaluated for the defaults and each
+/// declared test case, so that one that divides by zero or overflows there is refused with the
+/// manifest, not at a run; and the rule that the settings' plan can be made.
+WorkloadInfo port_info(const std::shared_ptr<const Manifest>& manifest)
+{
+    WorkloadInfo info = manifest->info;
+    make_plan(*manifest, Settings(info, {}));
+    for (std::size_t i = 0; i < info.test_cases.size(); ++i) {
+        try {
+            make_plan(*manifest, Settings(info, info.test_cases[i]));
+        } catch (const InvalidArgument& error) {
+            std::string values;
+            for (const auto& [name, value] : info.test_cases[i]) {
+                values += (values.empty() ? "" : ", ") + name + " = " + value;
+            }
+            throw InvalidArgument("duet", "manifest",
+                                  "test case " + std::to_string(i) + " (" +
+                                      (values.empty() ? "the defaults" : "{ " + values + " }") +
+                                      "): " + error.message());
         }
-        return footprint;
     }
-
-    Measurement run(const RunRequest& request) const override
-    {
-        const Plan plan = make_plan(*manifest_, request.settings);
-        const Device& device = request.device;
-        const Kernel kernel =
-            build_kernel(device, *manifest_, manifest_->cuda, manifest_->opencl, manifest_->launch, plan.values);
-        const KernelSource& mine = device.backend() == "cuda" ? manifest_->cuda : manifest_->opencl;
-        const std::vector<std::string> args = mine.args.value_or(manifest_->launch.args);
-        Buffers buffers(*manifest_, plan, device, request.seed);
-        const Spacer spacer(device);
-        Queue queue = device.create_queue();
-        Measurement result;
-        const auto pass = [&](bool check_pass) {
-            buffers.poison(queue, check_pass);
-            queue.finish();
-            PhaseTimer timer(queue);
-            buffers.write(queue);
-            timer.mark(Phase::h2d);
-            timer.space(spacer);
-            buffers.launch(queue, kernel, plan.range, args);
-            timer.mark(Phase::kernel);
-            buffers.read(queue);
-            timer.mark(Phase::d2h);
-            return timer.sample();
+    // Values within each parameter's range may still break the manifest (divide by zero in a
+    // define, overflow int32, disagree with a file's size): a rule, so that such settings are
+    // refused as a bad value is, before anything runs, and a sweep skips them.
+    if (!info.parameters.empty()) {
+        WorkloadRule rule;
+        for (const auto& parameter : info.parameters) {
+            rule.parameters.push_back(parameter.name);
+        }
+        rule.text = "the manifest's expressions must hold for them";
+        rule.holds = [manifest](const Settings& settings) {
+            make_plan(*manifest, settings); // InvalidArgument naming the file, line and field
+            return true;
         };
-        result.samples = repeat(request.timing, [&] { return pass(false); });
-        result.set_medians();
-        result.work = work(plan);
-        result.output = buffers.outputs();
-        if (request.verify) {
-            pass(true);
-            buffers.judge_writes(result.output, result.writes);
-        }
-        check(request, plan, buffers, result);
-        return result;
+        info.rules.push_back(std::move(rule));
     }
+    return info;
+}
 
-private:
-    /// Bytes moved per pass, as a bandwidth-bound kernel moves them: each buffer the launch takes
-    /// once per launch, an output that starts with values (updated in place) twice.
-    double work(const Plan& plan) const
-    {
-        double bytes = 0;
-        const auto args = manifest_->cuda.args.value_or(manifest_->launch.args);
-        for (std::size_t i = 0; i < manifest_->buffers.size(); ++i) {
-            const BufferDecl& buffer = manifest_->buffers[i];
-            if (std::find(args.begin(), args.end(), buffer.name) != args.end()) {
-                const double times = buffer.output && buffer.init.kind != Init::Kind::none ? 2 : 1;
-                bytes += times * static_cast<double>(plan.counts[i] * element_size(buffer.type));
-            }
-        }
-        return bytes * static_cast<double>(plan.launches);
+/// Buffer `i` as the runner declares it: an output read back (in place where it starts with
+/// values), a buffer with values an input, one without device-only scratch.
+BufferSpec buffer_spec(const std::shared_ptr<const Manifest>& manifest, std::size_t i, std::size_t drawn_before)
+{
+    const BufferDecl& decl = manifest->buffers[i];
+    const auto count = [manifest, i](const Settings& settings) { return make_plan(*manifest, settings).counts[i]; };
+    const bool starts_with_values = decl.init.kind != Init::Kind::none;
+    BufferSpec buffer = decl.output ? (starts_with_values ? in_out : output)(decl.name, count, decl.type)
+                                    : (starts_with_values ? input : scratch)(decl.name, count, decl.type);
+    if (starts_with_values) {
+        // From the run's seed + i, the buffer's place in the manifest, whatever buffers without
+        // values come before it: the runner numbers the streams of those it draws only.
+        buffer.draw = [manifest, i, skipped = i - drawn_before](std::size_t n, std::uint64_t seed) {
+            return initial_values(manifest->buffers[i], n, seed + skipped);
+        };
     }
+    if (decl.output) {
+        buffer.tolerance = [manifest, i](const Settings&) {
+            const BufferDecl& output = manifest->buffers[i];
+            return Tolerance{tolerance_of(output), output.tolerance_reason.empty()
+                                                       ? "'" + output.name + "' as the manifest allows"
+                                                       : "'" + output.name + "': " + output.tolerance_reason};
+        };
+    }
+    return buffer;
+}
 
-    /// Each output against the reference with its own tolerance; the measurement carries the
-    /// worst of them.
-    void check(const RunRequest& request, const Plan& plan, const Buffers& buffers, Measurement& result) const
-    {
-        double loosest = 0;
-        for (const auto& buffer : manifest_->buffers) {
-            loosest = buffer.output ? std::max(loosest, tolerance_of(buffer)) : loosest;
-        }
-        result.tolerance = loosest;
-        result.tolerance_reason = "as the manifest allows";
-        if (manifest_->reference.kind == Reference::Kind::none || !request.verify) {
-            return;
-        }
-        Values expected;
-        result.reference_ms = host_ms([&] {
-            expected = manifest_->reference.kind == Reference::Kind::kernels
-                           ? kernel_reference(*manifest_, plan, request.device, request.seed)
-                           : library_reference(*manifest_, plan, buffers.initial());
-        });
-        // Output by output, each with its tolerance; the first that fails (else the last) is
-        // what the measurement reports.
-        std::size_t offset = 0;
-        bool failed = false;
-        for (std::size_t i = 0; i < manifest_->buffers.size() && !failed; ++i) {
-            const BufferDecl& buffer = manifest_->buffers[i];
-            if (!buffer.output) {
-                continue;
-            }
-            const auto slice = [&](const Values& all) {
-                return with_element_type(all.type(), [&]<class T>(std::type_identity<T>) -> Values {
-                    const auto& v = all.as<T>();
-                    return std::vector<T>(v.begin() + offset, v.begin() + offset + plan.counts[i]);
+/// The manifest's kernel pair as the runner's Spec.
+Spec port_spec(const std::shared_ptr<const Manifest>& manifest)
+{
+    Spec spec;
+    spec.info = port_info(manifest);
+    std::size_t drawn = 0;
+    for (std::size_t i = 0; i < manifest->buffers.size(); ++i) {
+        spec.buffers.push_back(buffer_spec(manifest, i, drawn));
+        drawn += manifest->buffers[i].init.kind != Init::Kind::none ? 1 : 0;
+    }
+    spec.prepare = [manifest](const Device& device, const Settings& settings, const std::string&) {
+        const auto plan = std::make_shared<const Plan>(make_plan(*manifest, settings));
+        const Kernel kernel =
+            build_kernel(device, *manifest, manifest->cuda, manifest->opencl, manifest->launch, plan->values);
+        const KernelSource& mine = device.backend() == "cuda" ? manifest->cuda : manifest->opencl;
+        Prepared prepared = [manifest, plan, kernel,
+                             args = mine.args.value_or(manifest->launch.args)](Queue& queue, DeviceBuffers& buffers) {
+            const auto buffer = [&](std::size_t i) {
+                const BufferDecl& decl = manifest->buffers[i];
+                return with_element_type(decl.type, [&]<class T>(std::type_identity<T>) -> RawBuffer {
+                    return buffers.get<T>(decl.name).raw();
                 });
             };
-            const auto& mask = result.writes.mask;
-            const std::vector<bool> unwritten =
-                mask.empty() ? mask : std::vector<bool>(mask.begin() + offset, mask.begin() + offset + plan.counts[i]);
-            const double tolerance = tolerance_of(buffer);
-            result.agreement = compare(slice(result.output), slice(expected), tolerance, {}, unwritten);
-            result.max_error = result.agreement.max_error;
-            result.tolerance = tolerance;
-            result.tolerance_reason = buffer.tolerance_reason.empty()
-                                          ? "'" + buffer.name + "' as the manifest allows"
-                                          : "'" + buffer.name + "': " + buffer.tolerance_reason;
-            failed = !(result.max_error <= tolerance);
-            offset += plan.counts[i];
+            const auto swap = [&](std::size_t a, std::size_t b) {
+                buffers.swap(manifest->buffers[a].name, manifest->buffers[b].name);
+            };
+            launch_pass(queue, kernel, plan->range, args, *manifest, *plan, buffer, swap);
+        };
+        if (manifest->reference.kind == Reference::Kind::kernels) {
+            prepared.reference = [manifest, plan, device](const HostArrays& arrays) {
+                kernel_reference(*manifest, *plan, device, arrays);
+            };
         }
-        result.verified = true;
+        return prepared;
+    };
+    spec.work = [manifest](const Settings& settings) { return work(*manifest, make_plan(*manifest, settings)); };
+    spec.unit = Measurement::Unit::bytes;
+    // The run's tolerance before the outputs are judged, each against its own: the loosest.
+    spec.tolerance = [manifest](const Settings&) {
+        double loosest = 0;
+        for (const auto& buffer : manifest->buffers) {
+            loosest = buffer.output ? std::max(loosest, tolerance_of(buffer)) : loosest;
+        }
+        return Tolerance{loosest, "as the manifest allows"};
+    };
+    // What the reference holds beside the run's own buffers: the kernel pair's buffers and the
+    // host memory its outputs are read to, or the C function's host copies.
+    const auto sum = [manifest](std::uint64_t (*bytes)(const Manifest&, const Plan&, std::size_t)) {
+        return [manifest, bytes](const Settings& settings) {
+            const Plan plan = make_plan(*manifest, settings);
+            std::uint64_t total = 0;
+            for (std::size_t i = 0; i < manifest->buffers.size(); ++i) {
+                total = detail::saturating_add(total, bytes(*manifest, plan, i));
+            }
+            return total;
+        };
+    };
+    switch (manifest->reference.kind) {
+    case Reference::Kind::kernels:
+        spec.extra_device_bytes = sum(device_bytes);
+        spec.extra_host_bytes = sum([](const Manifest& manifest, const Plan& plan, std::size_t i) -> std::uint64_t {
+            return manifest.buffers[i].output ? device_bytes(manifest, plan, i) : 0;
+        });
+        break;
+    case Reference::Kind::library:
+        spec.reference = [manifest](const Settings& settings, const HostArrays& arrays) {
+            library_reference(*manifest, make_plan(*manifest, settings), arrays);
+        };
+        spec.extra_host_bytes = sum([](const Manifest& manifest, const Plan& plan, std::size_t i) -> std::uint64_t {
+            return reference_copy_elements(plan, i) * element_size(manifest.buffers[i].type);
+        });
+        break;
+    case Reference::Kind::none:
+        break; // info.has_reference is false: the devices are checked against each other
     }
-
-    std::shared_ptr<const Manifest> manifest_;
-    WorkloadInfo info_; ///< the manifest's, and the rule that its plan can be made
-};
+    return spec;
+}
 
 } // namespace
 
 std::shared_ptr<const Workload> make_port_workload(Manifest manifest)
 {
-    return std::make_shared<PortWorkload>(std::move(manifest));
+    return std::make_shared<SpecWorkload>(port_spec(std::make_shared<const Manifest>(std::move(manifest))));
 }
 
 } // namespace duet::workload::port
