@@ -103,8 +103,12 @@ void reference_rows(std::span<const float> a, std::span<const float> b, std::spa
 /// of rows, so that the CPU reference stays within seconds.
 inline constexpr double full_check_limit = 1ull << 30;
 
-/// The rows of C the check compares: all of them below full_check_limit; otherwise the first,
-/// the last and rows drawn from `seed`, about full_check_limit multiply-adds' worth in all.
+/// How many rows of C the check compares: m below full_check_limit; otherwise about
+/// full_check_limit multiply-adds' worth (2 at least).
+std::size_t rows_checked(const Shape& shape, std::size_t batch);
+
+/// The rows of C the check compares, rows_checked() of them: all of them below full_check_limit;
+/// otherwise the first, the last and rows drawn from `seed`.
 std::vector<std::size_t> rows_to_check(const Shape& shape, std::size_t batch, std::uint64_t seed);
 
 /// Largest |c - want| / Σ_k |a_ik·b_kj| over the listed rows, where `c` is the whole m × n result
@@ -115,5 +119,29 @@ double max_error(std::span<const float> c, std::span<const double> want, std::sp
 /// What max_error may reach, and why: the float accumulation of K products.
 double tolerance(const Shape& shape);
 std::string tolerance_reason(bool sampled);
+
+/// The check of a batch of products of one shape, A and B of every product end to end as drawn,
+/// and every C likewise: the reference's rows (rows_to_check) of each product, kept in double, and
+/// each result's error against them.
+class BatchCheck {
+public:
+    BatchCheck(const Shape& shape, std::size_t products);
+    /// Host memory the reference's rows take.
+    static std::uint64_t host_bytes(const Shape& shape, std::size_t products);
+    /// The CPU reference: rows_to_check(seed) of each product of `a` and `b` (which must outlive
+    /// the check), kept, and written in float to those rows of `expected`; the others untouched.
+    void reference(std::span<const float> a, std::span<const float> b, std::uint64_t seed, std::span<float> expected);
+    /// The rows the reference left out take the result's own values, `c`'s, in `expected`.
+    void fill_unchecked(std::span<const float> c, std::span<float> expected) const;
+    /// The largest max_error of any product of `c` against the reference's rows.
+    double max_error(std::span<const float> c) const;
+
+private:
+    Shape shape_;
+    std::size_t products_;
+    std::vector<std::size_t> rows_;
+    std::vector<double> want_; ///< rows_ of each product, one product after another
+    std::span<const float> a_, b_;
+};
 
 } // namespace duet::matmul

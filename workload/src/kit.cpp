@@ -606,6 +606,7 @@ public:
         auto* slices = static_cast<std::byte*>(with_element_type(
             output_type_, [&]<class T>(std::type_identity<T>) -> void* { return expected.as<T>().data(); }));
         HostArrays arrays;
+        arrays.seed_ = request_.seed;
         std::size_t offset = 0;
         for (const auto& array : arrays_) {
             const std::size_t elements = array.size * array.instances;

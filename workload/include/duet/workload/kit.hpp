@@ -157,6 +157,9 @@ private:
 /// a name not declared, or another element type than T.
 class HostArrays {
 public:
+    /// The run's seed, which the inputs are drawn from: for a reference that checks a sample of
+    /// the outputs drawn from it.
+    std::uint64_t seed() const { return seed_; }
     template <class T = float> std::span<const T> in(std::string_view name) const
     {
         const auto [data, size] = find(name, element_type_of<T>);
@@ -178,6 +181,7 @@ private:
         std::size_t size;
     };
     std::vector<Entry> arrays_;
+    std::uint64_t seed_ = 0;
 };
 
 /// Figures a step reports (Measurement::extras): e.g. the iterations a solve took.
