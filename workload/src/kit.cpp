@@ -1131,8 +1131,9 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
     if (spec_.extra_device_bytes) {
         const std::uint64_t extra = spec_.extra_device_bytes(settings);
         footprint.device_bytes = saturating_add(footprint.device_bytes, extra);
-        footprint.largest_buffer = std::max(
-            footprint.largest_buffer, spec_.extra_largest_allocation ? spec_.extra_largest_allocation(settings) : extra);
+        footprint.largest_buffer =
+            std::max(footprint.largest_buffer,
+                     spec_.extra_largest_allocation ? spec_.extra_largest_allocation(settings) : extra);
     }
     if (spec_.extra_host_bytes) {
         footprint.host_bytes = saturating_add(footprint.host_bytes, spec_.extra_host_bytes(settings));
