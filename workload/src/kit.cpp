@@ -38,6 +38,12 @@ template <class Entry> const Entry& named(const std::vector<Entry>& entries, std
     throw NotFound("duet", "workload::Spec", "no array '" + std::string(name) + "'; the spec declares: " + known);
 }
 
+/// The arrays of a run of `spec`: its buffers_for's, else its buffers.
+std::vector<BufferSpec> declared(const Spec& spec, const Settings& settings, const std::string& variant)
+{
+    return spec.buffers_for ? spec.buffers_for(settings, variant) : spec.buffers;
+}
+
 template <class T> bool same_bits(T a, T b)
 {
     return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -527,11 +533,23 @@ void check_against_reference(const RunRequest& request, Measurement& result,
 class Runner {
 public:
     Runner(const Spec& spec, const RunRequest& request, const Prepared& prepared, const Spacer& spacer)
-        : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer), output_type_(output_type())
+        : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer),
+          declared_(declared(spec, request.settings, request.variant)), output_type_(output_type())
     {
         std::uint64_t stream = request.seed;
-        for (std::size_t index = 0; index < spec.buffers.size(); ++index) {
+        for (std::size_t index = 0; index < declared_.size(); ++index) {
             arrays_.push_back(make_array(index, stream));
+        }
+        if (prepared.draw) {
+            HostArrays inputs;
+            inputs.seed_ = request.seed;
+            for (const auto& array : arrays_) {
+                if (is_drawn(*array.spec)) {
+                    inputs.arrays_.push_back(
+                        {array.spec->name, array.spec->type, array.source.data(), array.size * array.instances});
+                }
+            }
+            prepared.draw(inputs);
         }
         buffers_ = initial_;
         // A resident input is copied once, here.
@@ -738,7 +756,7 @@ private:
 
     Array make_array(std::size_t index, std::uint64_t& stream)
     {
-        const BufferSpec& buffer = spec_.buffers[index];
+        const BufferSpec& buffer = declared_[index];
         const Settings& settings = request_.settings;
         const Device& device = request_.device;
         const auto refuse = [&](const std::string& problem) {
@@ -768,16 +786,18 @@ private:
             // is the device buffer itself: its sentinels follow it in host memory.
             array.source =
                 host_memory((mapped ? array.stride : total) * element, array.kind, array.source_registration);
-            const Values values =
-                buffer.draw ? buffer.draw(total, stream++) : random_values(buffer.type, total, stream++);
-            if (values.size() != total || values.type() != buffer.type) {
-                refuse("drew " + std::to_string(values.size()) + " " + std::string(to_string(values.type())) +
-                       " values for " + std::to_string(total) + " " + std::string(to_string(buffer.type)) +
-                       " elements");
+            if (!prepared_.draw) { // else drawn all at once, once every array is made
+                const Values values =
+                    buffer.draw ? buffer.draw(total, stream++) : random_values(buffer.type, total, stream++);
+                if (values.size() != total || values.type() != buffer.type) {
+                    refuse("drew " + std::to_string(values.size()) + " " + std::string(to_string(values.type())) +
+                           " values for " + std::to_string(total) + " " + std::string(to_string(buffer.type)) +
+                           " elements");
+                }
+                with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
+                    std::ranges::copy(values.as<T>(), array.source.as<T>().begin());
+                });
             }
-            with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
-                std::ranges::copy(values.as<T>(), array.source.as<T>().begin());
-            });
         }
         if (is_read_back(buffer)) {
             array.host = host_memory(array.stride * array.instances * element, array.kind, array.host_registration);
@@ -967,7 +987,7 @@ private:
     ElementType output_type() const
     {
         const BufferSpec* first = nullptr;
-        for (const auto& buffer : spec_.buffers) {
+        for (const auto& buffer : declared_) {
             if (!is_read_back(buffer)) {
                 continue;
             }
@@ -986,6 +1006,7 @@ private:
     const RunRequest& request_;
     const Prepared& prepared_;
     const Spacer& spacer_;
+    std::vector<BufferSpec> declared_; ///< the run's arrays
     ElementType output_type_;
     std::vector<Array> arrays_;
     DeviceBuffers initial_; ///< each name on its own buffers, as every pass starts
@@ -1089,7 +1110,7 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
     // Rows padded as the backends pad them: to the device's alignment, and cuMemAllocPitch's 512
     // bytes, whichever is larger.
     const std::uint64_t alignment = std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
-    for (const auto& buffer : spec_.buffers) {
+    for (const auto& buffer : declared(spec_, settings, request.variant)) {
         const std::uint64_t element = element_size(buffer.type);
         const std::uint64_t instances = buffer.instances ? buffer.instances(settings) : 1;
         const bool mapped = buffer.host_memory && buffer.host_memory(settings) == HostMemoryKind::mapped;
@@ -1152,7 +1173,7 @@ Measurement SpecWorkload::run(const RunRequest& request) const
     Report report;
     result.samples = repeat(request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); });
     result.set_medians();
-    result.work = spec_.work(request.settings);
+    result.work = spec_.work ? spec_.work(request.settings) : 0;
     result.unit = spec_.unit;
     const Tolerance tolerance = spec_.tolerance(request.settings);
     result.tolerance = tolerance.value;

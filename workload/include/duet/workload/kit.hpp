@@ -239,6 +239,12 @@ struct Prepared {
     Launch launch;
     /// Optional: the pass, where it is not the standard one (copy in, spacer, launch, copy out).
     Schedule schedule;
+    /// Optional: draws the inputs (and an in_out's starting values) in place of their `draw`s, all
+    /// at once from the run's seed (HostArrays::seed), into the arrays the spec declares
+    /// (HostArrays::out, each of its declared size): inputs that depend on one another (a system
+    /// and its right-hand side) or on the variant (a matrix stored transposed). It may keep what it
+    /// drew for the other hooks.
+    std::function<void(const HostArrays& inputs)> draw;
     /// Optional: the reference for this run, in place of Spec::reference: one that needs the
     /// device (a reference kernel pair) or leaves state for `finish` (its own convergence).
     std::function<void(const HostArrays& arrays)> reference;
@@ -256,6 +262,9 @@ using Figures = std::function<Report(Queue& queue, DeviceBuffers& buffers, const
 struct Spec {
     WorkloadInfo info; ///< name, description, variants, parameters, rules, test cases
     std::vector<BufferSpec> buffers;
+    /// Optional, in place of `buffers`: the arrays of a run, where the variant shapes them (a 2D
+    /// variant's single slice) or the settings choose their element type.
+    std::function<std::vector<BufferSpec>(const Settings& settings, const std::string& variant)> buffers_for;
     /// Once per run, before anything is timed or allocated: builds the variant's kernels and
     /// returns its launch step (and its hooks, where it has any). What the device cannot do is
     /// refused here: Unsupported naming the limit.
@@ -264,7 +273,9 @@ struct Spec {
     /// Where info.has_reference is false there is none: the outputs are compared across devices
     /// only (Measurement::verified stays false), and the check pass still judges what was written.
     std::function<void(const Settings& settings, const HostArrays& arrays)> reference;
-    /// What one launch accomplishes, for the rate: bytes moved or floating-point operations.
+    /// What one launch accomplishes, for the rate: bytes moved or floating-point operations. It
+    /// may be left out where the prepared run's finish sets it (it depends on the variant, or on
+    /// the run: a solve's iterations).
     std::function<double(const Settings& settings)> work;
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::function<Tolerance(const Settings& settings)> tolerance;
