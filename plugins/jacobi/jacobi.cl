@@ -1,4 +1,4 @@
-// One Jacobi step for a dense system A x = f (seed 001, example 1):
+// One step of dense Jacobi, A against Aᵀ, for a system A x = f:
 //   x1[k] = x0[k] + (f[k] - sum_j a[k][j] x0[j]) / a[k][k],   delta[k] = |x1[k] - x0[k]|.
 // The same entry points as jacobi.cu, named jacobi_<kernel>_<type>; the double kernels only where
 // the device has cl_khr_fp64. The dot products are split into segments of JACOBI_SEGMENT columns,

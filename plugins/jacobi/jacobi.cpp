@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 
 #include <duet_kernels/jacobi.hpp>
 
@@ -64,81 +65,139 @@ bool transposed_layout(Variant variant)
     return variant != Variant::rows;
 }
 
+std::vector<std::pair<std::string, double>> Convergence::figures() const
+{
+    return {
+        {"iterations", static_cast<double>(iterations)}, {"stalled", stalled ? 1.0 : 0.0}, {"last_delta", last_delta}};
+}
+
+Convergence Convergence::from_figures(const std::vector<std::pair<std::string, double>>& figures, double eps)
+{
+    Convergence convergence;
+    for (const auto& [name, value] : figures) {
+        convergence.iterations = name == "iterations" ? static_cast<std::size_t>(value) : convergence.iterations;
+        convergence.stalled = name == "stalled" ? value != 0 : convergence.stalled;
+        convergence.last_delta = name == "last_delta" ? value : convergence.last_delta;
+    }
+    convergence.converged = std::isfinite(convergence.last_delta) && convergence.last_delta <= eps;
+    return convergence;
+}
+
+void require_solved(const Convergence& convergence, double eps, const std::string& backend)
+{
+    std::ostringstream text;
+    text << convergence.iterations << " iterations, last max |x_{k+1} - x_k| = " << convergence.last_delta;
+    if (!std::isfinite(convergence.last_delta)) {
+        throw Error(backend, "jacobi", "diverged: " + text.str() + " is not finite");
+    }
+    if (!convergence.converged && !convergence.stalled) {
+        text << ", still above eps = " << eps << " and decreasing at max_iterations";
+        throw Error(backend, "jacobi", "did not converge: " + text.str());
+    }
+}
+
 template <class T> std::optional<std::string> Solver<T>::refusal(const Device& device)
 {
     if (!device.build(kernels::jacobi()).has_kernel(std::string("jacobi_update_") + reduce::kernel_type_suffix<T>())) {
         return "this OpenCL device has no cl_khr_fp64: jacobi.cl builds no double kernels";
     }
-    if (auto reason = reduce::Reduction<T>::refusal(device, reduce::Variant::tree)) {
+    if (auto reason = reduce::Reduction<T>::refusal(device, check_variant)) {
         return "jacobi's convergence check: " + *reason;
     }
     return std::nullopt;
 }
 
+template <class T> std::uint64_t Solver<T>::device_bytes(std::size_t n)
+{
+    return (reduce::scratch_elements(check_variant, n) + check_values) * sizeof(T);
+}
+
+template <class T> std::uint64_t Solver<T>::host_bytes(std::size_t n)
+{
+    return (n + check_values) * sizeof(T);
+}
+
 template <class T>
 Solver<T>::Solver(const Device& device, Variant variant, Check check, std::size_t n, std::size_t block)
-    : variant_(variant), check_(check), n_(validated<T>(device, n, block)),
-      block_(block), iterates_{Mirror<T>(device, n), Mirror<T>(device, n)}, delta_(device, n),
-      largest_delta_(device, reduce::Variant::tree, reduce::Operation::max, n), check_value_(device, 1)
+    : variant_(variant), check_(check), n_(validated<T>(device, n, block)), block_(block),
+      deltas_(device.alloc_host(n * sizeof(T), HostMemoryKind::pinned)),
+      largest_delta_(device, check_variant, reduce::Operation::max, n), check_value_(device, check_values)
 {
     partial_kernel_ = kernel<T>(device, name(variant));
     update_ = kernel<T>(device, "update");
-    partial_ = device.alloc<T>(segments(n) * n);
 }
 
-template <class T>
-void Solver<T>::enqueue_step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, std::size_t from) const
+template <class T> void Solver<T>::check_sizes(const Queue& queue, const Arrays<T>& arrays) const
 {
-    const Buffer<T>& x0 = iterates_[from].device();
+    const struct {
+        const char* name;
+        const Buffer<T>& buffer;
+        std::size_t needed;
+    } needs[] = {{"a", arrays.a, n_ * n_},
+                 {"f", arrays.f, n_},
+                 {"x", arrays.x, n_},
+                 {"other", arrays.other, n_},
+                 {"partial", arrays.partial, partial_elements(n_)},
+                 {"delta", arrays.delta, n_}};
+    for (const auto& need : needs) {
+        if (need.buffer.size() < need.needed) {
+            throw InvalidArgument(queue.device().backend(), "jacobi::Solver",
+                                  std::string("array '") + need.name + "' holds " + std::to_string(need.buffer.size()) +
+                                      " elements; " + std::to_string(n_) + " equations need " +
+                                      std::to_string(need.needed));
+        }
+    }
+}
+
+template <class T> void Solver<T>::enqueue_step(Queue& queue, const Arrays<T>& arrays, std::size_t from) const
+{
+    const Buffer<T>& x0 = from == 0 ? arrays.x : arrays.other;
+    const Buffer<T>& x1 = from == 0 ? arrays.other : arrays.x;
     const auto n32 = static_cast<std::uint32_t>(n_);
-    queue.launch(partial_kernel_, Range::cover(2, {n_, segments(n_), 1}, {block_, 1, 1}), a, x0, partial_, n32);
-    queue.launch(update_, Range::cover(n_, block_), a, f, x0, partial_, iterates_[1 - from].device(), delta_.device(),
-                 n32, static_cast<std::uint32_t>(segments(n_)));
+    queue.launch(partial_kernel_, Range::cover(2, {n_, segments(n_), 1}, {block_, 1, 1}), arrays.a, x0, arrays.partial,
+                 n32);
+    queue.launch(update_, Range::cover(n_, block_), arrays.a, arrays.f, x0, arrays.partial, x1, arrays.delta, n32,
+                 static_cast<std::uint32_t>(segments(n_)));
 }
 
-template <class T> void Solver<T>::stepped()
+template <class T> void Solver<T>::step(Queue& queue, const Arrays<T>& arrays) const
 {
-    iterates_[1 - current_].device_written();
-    delta_.device_written();
-    current_ = 1 - current_;
-}
-
-template <class T> void Solver<T>::step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f)
-{
-    enqueue_step(queue, a, f, current_);
-    stepped();
+    check_sizes(queue, arrays);
+    enqueue_step(queue, arrays, 0);
 }
 
 template <class T>
-Convergence Solver<T>::solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps,
-                             std::size_t max_iterations)
+Convergence Solver<T>::solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations)
 {
-    const std::pair<const void*, const void*> system{a.raw().state().get(), f.raw().state().get()};
+    check_sizes(queue, arrays);
+    const std::vector<const void*> system{arrays.a.raw().state().get(),       arrays.f.raw().state().get(),
+                                          arrays.x.raw().state().get(),       arrays.other.raw().state().get(),
+                                          arrays.partial.raw().state().get(), arrays.delta.raw().state().get()};
     if (recorded_for_ != system) {
         for (const std::size_t from : {0, 1}) {
             iterations_[from] = queue.record_sequence([&](Queue& recording) {
-                enqueue_step(recording, a, f, from);
+                enqueue_step(recording, arrays, from);
                 if (check_ == Check::device) {
-                    largest_delta_.enqueue(recording, delta_.device(), n_, check_value_.device());
+                    largest_delta_.enqueue(recording, arrays.delta, n_, check_value_.device());
                 }
             });
         }
         recorded_for_ = system;
     }
-    queue.fill(iterates_[current_].device(), T(0));
-    iterates_[current_].device_written();
+    queue.fill(arrays.x.view(0, n_), T(0));
+    const std::span<T> deltas = deltas_.as<T>().first(n_);
     Convergence convergence;
     for (bool stop = false; !stop;) {
-        queue.replay(iterations_[current_]);
-        stepped();
+        queue.replay(iterations_[convergence.iterations % 2]);
         double delta = 0;
         if (check_ == Check::device) {
             check_value_.device_written();
             check_value_.to_host(queue);
             delta = check_value_.host()[0];
         } else {
-            delta_.to_host(queue);
-            delta = *std::ranges::max_element(delta_.host().first(n_));
+            queue.read(deltas, arrays.delta.view(0, n_));
+            queue.finish();
+            delta = *std::ranges::max_element(deltas);
         }
         stop = convergence.record(delta, eps, max_iterations);
     }

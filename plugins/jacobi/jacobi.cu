@@ -1,8 +1,8 @@
-// One Jacobi step for a dense system A x = f (seed 001, example 1):
+// One step of dense Jacobi, A against Aᵀ, for a system A x = f:
 //   x1[k] = x0[k] + (f[k] - sum_j a[k][j] x0[j]) / a[k][k],   delta[k] = |x1[k] - x0[k]|.
 // The same entry points as jacobi.cl, named jacobi_<kernel>_<type> (extern "C" keeps them unmangled).
 // The dot products are split into segments of JACOBI_SEGMENT columns, one thread per row and
-// segment (grid.y = segments): the seed's one thread per row leaves an H100 with 10240 threads,
+// segment (grid.y = segments): one thread per row alone leaves an H100 with 10240 threads,
 // too few loads in flight to stream A at full bandwidth. jacobi_update then adds each row's
 // segment sums in order. The three ways to read A, which is what the variants measure:
 //   rows:       A row-major, thread k walks row k: a warp's loads are n elements apart (uncoalesced)

@@ -1,11 +1,12 @@
-// jacobi: Jacobi iteration for a dense, diagonally dominant system A x = f on any device (seed
-// 001, example 1), A read by rows, transposed or transposed with x staged in local memory; float
-// or double; the convergence test on the device (reduce's max of |x_{k+1} - x_k|, one value read
-// per check) or as the seed does it (the whole delta vector read and folded on the host).
+// jacobi: dense Jacobi, A against Aᵀ: the iteration for a dense, diagonally dominant system
+// A x = f on any device, A read by rows, transposed or transposed with x staged in local memory;
+// float or double; the convergence test on the device (reduce's max of |x_{k+1} - x_k|, one value
+// read per check) or on the host (the whole delta vector read and folded there).
 #pragma once
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,7 +33,7 @@ bool transposed_layout(Variant variant);
 
 enum class Check {
     device, ///< reduce's max over the delta vector on the device; one value read per iteration
-    host    ///< the seed's: the whole delta vector read each iteration, its max taken on the host
+    host    ///< the whole delta vector read each iteration, its max taken on the host
 };
 
 /// Columns of one segment of a row's dot product: JACOBI_SEGMENT in jacobi.cu and jacobi.cl.
@@ -41,6 +42,12 @@ inline constexpr std::size_t segment_columns = 512;
 inline constexpr std::size_t segments(std::size_t n)
 {
     return (n + segment_columns - 1) / segment_columns;
+}
+
+/// The partial sums of one step: a segment's of each row.
+inline constexpr std::size_t partial_elements(std::size_t n)
+{
+    return segments(n) * n;
 }
 
 /// The kernels index rows with 32-bit integers.
@@ -56,9 +63,12 @@ template <class T> struct System {
     std::vector<T> solution; ///< x*
 };
 template <class T> System<T> make_system(std::size_t n, std::uint64_t seed);
+/// Host memory make_system<T>(n) holds at its peak: the floats it draws and the system.
+template <class T> std::uint64_t system_bytes(std::size_t n);
 
-/// Aᵀ, for the transposed and tiled variants.
-template <class T> std::vector<T> transpose(std::span<const T> a, std::size_t n);
+/// A (row-major, n · n) into `stored` as `variant` reads it: as it is for rows, Aᵀ for transposed
+/// and tiled.
+template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored);
 
 /// When the iteration stops, the same rule on the device and on the CPU: max |x_{k+1} - x_k| <= eps
 /// (converged), or no smaller than the iteration before's (stalled: in exact arithmetic it at
@@ -85,9 +95,44 @@ struct Convergence {
         stalled = !converged && no_progress;
         return converged || stalled || iterations >= max_iterations;
     }
+
+    /// As a run reports it: iterations, stalled (1 or 0) and last_delta.
+    std::vector<std::pair<std::string, double>> figures() const;
+    /// Read back from figures(), whether it converged judged against `eps` as record() judges it.
+    static Convergence from_figures(const std::vector<std::pair<std::string, double>>& figures, double eps);
 };
 
-/// The variant's kernels for T built once per device, and the buffers an iteration uses.
+/// The arrays an iteration reads and writes, each of at least n elements: the system (A, n · n, in
+/// the variant's layout), the two iterates it alternates between (x0 in `x`), and the step's
+/// working arrays, the partial sums (partial_elements(n)) and the deltas. A workload's Spec
+/// declares them; the solver holds only its convergence check's memory.
+template <class T> struct Arrays {
+    Buffer<T> a, f, x, other, partial, delta;
+};
+
+/// Whether a solve's solution is in `other`: its steps alternate from `x`, so after an odd number.
+inline bool ends_in_other(const Convergence& convergence)
+{
+    return convergence.iterations % 2 == 1;
+}
+
+/// max |x_k - y_k|: a solution's error against x*.
+template <class T> double max_distance(std::span<const T> x, std::span<const T> y);
+
+/// Throws Error where a solve failed: a last delta that is not finite (diverged), or one still
+/// above eps and decreasing at max_iterations (did not converge). `backend` names the device's.
+void require_solved(const Convergence& convergence, double eps, const std::string& backend);
+
+/// How far a solution is from x*: |x_k - x*| <= |x_k - x_{k-1}| + 2r where the iteration contracts
+/// by 1/2 in the max norm and r is a step's rounding, at most γ_{n+3}·4|x*| with |x*| < 2: 16·γ_{n+3}
+/// after the contraction. Two solutions (the device's, the reference's) differ by at most the sum
+/// of their bounds.
+template <class T> double solution_bound(const Convergence& convergence, std::size_t n)
+{
+    return convergence.last_delta + 16 * reduce::gamma<T>(n + 3);
+}
+
+/// The variant's kernels for T built once per device, and the convergence check's memory.
 /// Threads: one queue at a time.
 template <class T> class Solver {
 public:
@@ -97,26 +142,31 @@ public:
 
     /// Why `device` cannot run T; nullopt where it can.
     static std::optional<std::string> refusal(const Device& device);
+    /// What a Solver for n equations holds on the device (the check's reduction, its partial
+    /// results and the value read back) and on the host (the deltas read back and that value).
+    static std::uint64_t device_bytes(std::size_t n);
+    static std::uint64_t host_bytes(std::size_t n);
 
-    /// Enqueues one step from the current iterate into the other: partial sums, then the update
-    /// and its delta vector. Returns without waiting.
-    void step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f);
+    /// Enqueues one step from `x` into `other`: partial sums, then the update and its delta
+    /// vector. Returns without waiting; InvalidArgument for an array smaller than it needs.
+    void step(Queue& queue, const Arrays<T>& arrays) const;
 
-    /// From x0 = 0, steps until Convergence::record says stop: one host synchronisation per
+    /// From x0 = 0 in `x`, steps until Convergence::record says stop: one host synchronisation per
     /// iteration, to read the check's value. Each iteration's kernels (the step, and the device
     /// check's reduction) are recorded once per direction between the two iterates, on the first
-    /// solve of this `a` and `f`, and replayed. The solution is then current on solution()'s
-    /// device side.
-    Convergence solve(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, double eps, std::size_t max_iterations);
-
-    /// The iterate the last step wrote.
-    Mirror<T>& solution() { return iterates_[current_]; }
+    /// solve of these arrays, and replayed. The solution is then in `x`, or in `other` where
+    /// ends_in_other().
+    Convergence solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations);
 
 private:
-    /// The step's kernels from iterate `from` into the other, with no bookkeeping.
-    void enqueue_step(Queue& queue, const Buffer<T>& a, const Buffer<T>& f, std::size_t from) const;
-    /// The host's record of a step: the other iterate and the deltas written, and now current.
-    void stepped();
+    /// The check's reduction, and the values it reads back.
+    static constexpr reduce::Variant check_variant = reduce::Variant::tree;
+    static constexpr std::size_t check_values = 1;
+
+    /// The step's kernels from `x` into `other` (`from` 0) or back (1).
+    void enqueue_step(Queue& queue, const Arrays<T>& arrays, std::size_t from) const;
+    /// InvalidArgument naming the first array smaller than n equations need.
+    void check_sizes(const Queue& queue, const Arrays<T>& arrays) const;
 
     Variant variant_;
     Check check_;
@@ -124,16 +174,13 @@ private:
     std::size_t block_;
     Kernel partial_kernel_;
     Kernel update_;
-    Buffer<T> partial_;
-    Mirror<T> iterates_[2];
-    std::size_t current_ = 0;
-    Mirror<T> delta_;
+    HostBuffer deltas_; ///< the delta vector read back, for the host's check
     reduce::Reduction<T> largest_delta_;
     Mirror<T> check_value_;
-    /// The iterations recorded from each iterate, and the `a` and `f` they were recorded with.
-    /// The sequences keep those buffers alive, so no other buffer can take their addresses.
+    /// The iterations recorded from each iterate, and the arrays they were recorded with. The
+    /// sequences keep those buffers alive, so no other buffer can take their addresses.
     Sequence iterations_[2];
-    std::pair<const void*, const void*> recorded_for_{};
+    std::vector<const void*> recorded_for_;
 };
 
 extern template class Solver<float>;

@@ -8,12 +8,21 @@
 #include <duet/workload/kit.hpp>
 
 namespace duet::jacobi {
+namespace {
+
+/// The floats a system of n equations is made of: A's n · n entries (the diagonal's replaced), x*'s n.
+std::size_t drawn_floats(std::size_t n)
+{
+    return n * n + n;
+}
+
+} // namespace
 
 template <class T> System<T> make_system(std::size_t n, std::uint64_t seed)
 {
     System<T> system;
     system.n = n;
-    const std::vector<float> drawn = workload::random_floats(n * n + n, seed);
+    const std::vector<float> drawn = workload::random_floats(drawn_floats(n), seed);
     system.a.assign(drawn.begin(), drawn.begin() + static_cast<std::ptrdiff_t>(n * n));
     system.solution.assign(drawn.begin() + static_cast<std::ptrdiff_t>(n * n), drawn.end());
     system.f.resize(n);
@@ -35,15 +44,31 @@ template <class T> System<T> make_system(std::size_t n, std::uint64_t seed)
     return system;
 }
 
-template <class T> std::vector<T> transpose(std::span<const T> a, std::size_t n)
+template <class T> std::uint64_t system_bytes(std::size_t n)
 {
-    std::vector<T> at(a.size());
+    return drawn_floats(n) * sizeof(float) + (n * n + 2 * n) * sizeof(T);
+}
+
+template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored)
+{
+    if (!transposed_layout(variant)) {
+        std::ranges::copy(a, stored.begin());
+        return;
+    }
     for (std::size_t k = 0; k < n; ++k) {
         for (std::size_t j = 0; j < n; ++j) {
-            at[j * n + k] = a[k * n + j];
+            stored[j * n + k] = a[k * n + j];
         }
     }
-    return at;
+}
+
+template <class T> double max_distance(std::span<const T> x, std::span<const T> y)
+{
+    double largest = 0;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        largest = std::max(largest, static_cast<double>(std::fabs(x[k] - y[k])));
+    }
+    return largest;
 }
 
 template <class T>
@@ -79,8 +104,12 @@ Convergence reference(const System<T>& system, double eps, std::size_t max_itera
 
 template System<float> make_system(std::size_t, std::uint64_t);
 template System<double> make_system(std::size_t, std::uint64_t);
-template std::vector<float> transpose(std::span<const float>, std::size_t);
-template std::vector<double> transpose(std::span<const double>, std::size_t);
+template std::uint64_t system_bytes<float>(std::size_t);
+template std::uint64_t system_bytes<double>(std::size_t);
+template double max_distance(std::span<const float>, std::span<const float>);
+template double max_distance(std::span<const double>, std::span<const double>);
+template void lay_out(std::span<const float>, std::size_t, Variant, std::span<float>);
+template void lay_out(std::span<const double>, std::size_t, Variant, std::span<double>);
 template Convergence reference(const System<float>&, double, std::size_t, std::span<float>);
 template Convergence reference(const System<double>&, double, std::size_t, std::span<double>);
 

@@ -1,6 +1,6 @@
 // jacobi beyond what the generic workload test sees: the convergence check (on the device, or the
-// seed's whole delta vector on the host) decides only when to stop, never what is computed; and
-// an iteration cap is reported as such, not as convergence.
+// whole delta vector on the host) decides only when to stop, never what is computed; an iteration
+// cap is reported as such, not as convergence; and arrays too small for the system are refused.
 
 #include <limits>
 
@@ -16,14 +16,24 @@ protected:
     std::vector<float> solve(jacobi::Check check, std::size_t n, double eps, std::size_t max_iterations,
                              jacobi::Convergence& convergence)
     {
-        const jacobi::System<float> system = jacobi::make_system<float>(n, test_seed());
-        const Buffer<float> a = make_buffer(device(), queue(), jacobi::transpose<float>(system.a, n));
-        const Buffer<float> f = make_buffer(device(), queue(), system.f);
+        const jacobi::Arrays<float> arrays = system_arrays(n);
         jacobi::Solver<float> solver(device(), jacobi::Variant::transposed, check, n, 64);
-        convergence = solver.solve(queue(), a, f, eps, max_iterations);
-        solver.solution().to_host(queue());
-        const std::span<float> x = solver.solution().host();
-        return {x.begin(), x.end()};
+        convergence = solver.solve(queue(), arrays, eps, max_iterations);
+        return download(queue(), jacobi::ends_in_other(convergence) ? arrays.other : arrays.x);
+    }
+
+    /// A fresh system of n equations, Aᵀ stored, and the iteration's arrays; `partial` as given.
+    jacobi::Arrays<float> system_arrays(std::size_t n, std::size_t partial = 0)
+    {
+        const jacobi::System<float> system = jacobi::make_system<float>(n, test_seed());
+        std::vector<float> at(n * n);
+        jacobi::lay_out<float>(system.a, n, jacobi::Variant::transposed, at);
+        return {make_buffer(device(), queue(), at),
+                make_buffer(device(), queue(), system.f),
+                device().alloc<float>(n),
+                device().alloc<float>(n),
+                device().alloc<float>(partial != 0 ? partial : jacobi::partial_elements(n)),
+                device().alloc<float>(n)};
     }
 };
 
@@ -47,6 +57,17 @@ TEST_P(JacobiSolver, AnIterationCapIsNotConvergence)
     EXPECT_FALSE(convergence.converged);
     EXPECT_FALSE(convergence.stalled) << "the first steps of a contraction by 1/2 still make progress";
     EXPECT_GT(convergence.last_delta, 0.0);
+}
+
+TEST_P(JacobiSolver, AnArrayTooSmallIsRefusedNamingIt)
+{
+    const std::size_t n = 600; // two segments: 1200 partial sums
+    const jacobi::Arrays<float> arrays = system_arrays(n, 1199);
+    jacobi::Solver<float> solver(device(), jacobi::Variant::transposed, jacobi::Check::device, n, 64);
+    const auto error = expect_error<InvalidArgument>([&] { solver.solve(queue(), arrays, 1e-6, 10); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("array 'partial' holds 1199 elements; 600 equations need 1200"), std::string::npos)
+        << error->message();
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(JacobiSolver);
