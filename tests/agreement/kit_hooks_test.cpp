@@ -1,7 +1,7 @@
 // The kit's runner where a run's arrays depend on the variant and the settings (Spec::buffers_for:
-// mat_add's 2D slice, jacobi's float or double) and where the prepared run draws its inputs itself,
-// all at once from the run's seed (Prepared::draw): inputs that depend on one another or on the
-// variant, as jacobi's system and its layout do.
+// mat_add's 2D slice, jacobi's float or double), where the prepared run draws its inputs itself,
+// all at once from the run's seed (Prepared::draw: inputs that depend on one another or on the
+// variant, as jacobi's system and its layout do), and where an output ends on a scratch buffer.
 #include <duet/workload/kit.hpp>
 
 #include <algorithm>
@@ -38,7 +38,8 @@ Spec typed_copy_spec()
                                 choice_parameter("type", {"float", "double"}, "element type")}};
     spec.buffers_for = [](const Settings& settings, const std::string& variant) {
         const auto size = [variant](const Settings& values) { return size_of(values, variant); };
-        return std::vector<BufferSpec>{input("x", size, chosen_type(settings)), output("y", size, chosen_type(settings))};
+        return std::vector<BufferSpec>{input("x", size, chosen_type(settings)),
+                                       output("y", size, chosen_type(settings))};
     };
     spec.prepare = [](const Device&, const Settings& settings, const std::string& variant) -> Launch {
         return [n = size_of(settings, variant), type = chosen_type(settings)](Queue& queue,
@@ -125,6 +126,31 @@ TEST_P(KitHooks, APreparedDrawFillsTheInputsFromTheRunsSeed)
     EXPECT_EQ(*seen_seed, test_seed());
     EXPECT_TRUE(result.matches_reference()) << result.agreement.describe();
     EXPECT_EQ(result.output.as<double>()[7], -static_cast<double>(test_seed() + 7));
+}
+
+// A ping-pong that ends on its scratch buffer (jacobi's iterates after an odd number of steps):
+// the output is read from it, and its elements are judged as an output's, since it starts poisoned.
+TEST_P(KitHooks, AnOutputSwappedWithScratchIsJudgedForUnwrittenElements)
+{
+    Spec spec = typed_copy_spec();
+    spec.buffers_for = [declare = spec.buffers_for](const Settings& settings, const std::string& variant) {
+        std::vector<BufferSpec> buffers = declare(settings, variant);
+        buffers.push_back(scratch("next", buffers[0].size, buffers[0].type));
+        return buffers;
+    };
+    spec.prepare = [](const Device&, const Settings&, const std::string&) -> Launch {
+        // All but the first element into the scratch buffer, which then stands for y.
+        return [](Queue& queue, DeviceBuffers& buffers) {
+            queue.copy(buffers.get("next").view(1, 1000), buffers.get("x").view(1, 1000));
+            buffers.swap("y", "next");
+        };
+    };
+    const SpecWorkload workload(std::move(spec));
+    const Measurement result = workload.run(typed_request(device(), workload.info(), "float"));
+    EXPECT_TRUE(result.writes.checked);
+    EXPECT_EQ(result.writes.judged, 1001u);
+    EXPECT_EQ(result.writes.unwritten, 1u);
+    EXPECT_FALSE(result.matches_reference());
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(KitHooks);

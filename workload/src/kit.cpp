@@ -594,14 +594,16 @@ public:
 
     /// After the check pass: each element that held the poison after the timed pass (`timed`,
     /// outputs() of it) and the check poison now is marked never written. An output read from a
-    /// buffer that starts with values (updated in place, or swapped with an input) is not judged.
+    /// buffer that starts with values (updated in place, or swapped with an input) is not judged;
+    /// one swapped with a scratch buffer is, as that starts poisoned whole too.
     void judge_writes(Queue& queue, const Values& timed, Writes& writes)
     {
         std::size_t offset = 0;
         each_output([&]<class T>(const Array& array, std::size_t i, std::span<const T> host) {
             const std::string what = name_of(array, i);
             check_padding<T>(queue, current(array, i), what, true);
-            const bool judged = arrays_[current(array, i).origin].spec->role == BufferSpec::Role::output;
+            const BufferSpec::Role role = arrays_[current(array, i).origin].spec->role;
+            const bool judged = role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
             // Named unquoted: judge_check_pass quotes it, as Writes::describe does.
             const std::string name =
                 array.spec->name + (array.instances > 1 ? " (instance " + std::to_string(i) + ")" : std::string());
