@@ -512,21 +512,6 @@ HostMemoryKind host_memory_kind(const std::string& name)
     throw InvalidArgument("", "workload::host_memory_kind", "unknown host memory kind '" + name + "'; known:" + known);
 }
 
-void check_against_reference(const RunRequest& request, Measurement& result,
-                             const std::function<void(Values& expected)>& reference)
-{
-    if (!request.verify) {
-        return;
-    }
-    Values expected = with_element_type(result.output.type(), [&]<class T>(std::type_identity<T>) -> Values {
-        return std::vector<T>(result.output.size(), poison<T>());
-    });
-    result.reference_ms = host_ms([&] { reference(expected); });
-    result.agreement = compare(result.output, expected, result.tolerance, result.output_shape, result.writes.mask);
-    result.max_error = result.agreement.max_error;
-    result.verified = true;
-}
-
 // ---- The runner ----
 
 /// One run of a Spec: its arrays on the host and the device, and its passes.

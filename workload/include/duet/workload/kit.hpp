@@ -432,12 +432,6 @@ void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::s
 /// another name throws InvalidArgument listing the kinds.
 HostMemoryKind host_memory_kind(const std::string& name);
 
-/// Transitional, for the runs not yet made Specs: when the request asks for verification, runs
-/// `reference` into an array of result.output's type and size (each element poison until written),
-/// timed, and compares result.output with it (result.agreement, result.max_error).
-void check_against_reference(const RunRequest& request, Measurement& result,
-                             const std::function<void(Values& expected)>& reference);
-
 // ---- What a spec's hooks get ----
 
 /// One pass as a Schedule runs it: the pieces of the standard pass, on the run's queue or another
