@@ -523,6 +523,15 @@ void check_against_reference(const RunRequest& request, Measurement& result,
 
 // ---- The runner ----
 
+namespace {
+
+bool is_present(const BufferSpec& buffer, const Settings& settings, const std::string& variant)
+{
+    return !buffer.present || buffer.present(settings, variant);
+}
+
+} // namespace
+
 /// One run of a Spec: its arrays on the host and the device, and its passes.
 class Runner {
 public:
@@ -530,8 +539,10 @@ public:
         : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer), output_type_(output_type())
     {
         std::uint64_t stream = request.seed;
-        for (std::size_t index = 0; index < spec.buffers.size(); ++index) {
-            arrays_.push_back(make_array(index, stream));
+        for (const auto& buffer : spec.buffers) {
+            if (is_present(buffer, request.settings, request.variant)) {
+                arrays_.push_back(make_array(buffer, arrays_.size(), stream));
+            }
         }
         buffers_ = initial_;
         // A resident input is copied once, here.
@@ -735,9 +746,9 @@ private:
         return memory;
     }
 
-    Array make_array(std::size_t index, std::uint64_t& stream)
+    /// The array `buffer` declares, the run's `index`th.
+    Array make_array(const BufferSpec& buffer, std::size_t index, std::uint64_t& stream)
     {
-        const BufferSpec& buffer = spec_.buffers[index];
         const Settings& settings = request_.settings;
         const Device& device = request_.device;
         const auto refuse = [&](const std::string& problem) {
@@ -1089,6 +1100,9 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
     // bytes, whichever is larger.
     const std::uint64_t alignment = std::max<std::uint64_t>(request.device.properties().base_address_alignment, 512);
     for (const auto& buffer : spec_.buffers) {
+        if (!is_present(buffer, settings, request.variant)) {
+            continue;
+        }
         const std::uint64_t element = element_size(buffer.type);
         const std::uint64_t instances = buffer.instances ? buffer.instances(settings) : 1;
         const bool mapped = buffer.host_memory && buffer.host_memory(settings) == HostMemoryKind::mapped;

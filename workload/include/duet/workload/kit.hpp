@@ -95,6 +95,10 @@ struct BufferSpec {
     /// An output's own tolerance; the outputs of a spec where any has one are judged each against
     /// its own (each other output against the spec's), and the run reports the first that fails.
     std::function<Tolerance(const Settings&)> tolerance;
+    /// Whether a run has the array (every run unless the spec says): one of some variants or
+    /// settings only, such as one leg of a transfer in host memory of the variant's kind. An array
+    /// a run lacks is neither drawn, allocated nor counted, and its name is not found.
+    std::function<bool(const Settings&, const std::string& variant)> present;
 };
 /// An input drawn from the run's seed (each input its own stream), by random_values unless its
 /// `draw` is set.
