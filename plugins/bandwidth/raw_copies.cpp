@@ -57,6 +57,11 @@ const CudaDriver* cuda_for(const Device& device)
 
 } // namespace
 
+bool raw_api_reachable(const Device& device)
+{
+    return device.backend() == "opencl" || (device.backend() == "cuda" && cuda_driver() != nullptr);
+}
+
 std::function<void()> raw_write(const Device& device, Queue& queue, const RawBuffer& dst, const void* src,
                                 std::size_t bytes)
 {

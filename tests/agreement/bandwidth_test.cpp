@@ -69,7 +69,7 @@ TEST_P(BandwidthWorkload, StreamCopyMovesEveryByteAndNothingPast)
                                     std::size_t{4097}, (std::size_t{1} << 20) + 5}) {
         SCOPED_TRACE(dec(bytes) + " bytes");
         const std::size_t spare = 33;
-        const auto sent = bandwidth::random_bytes(bytes, test_seed());
+        const auto sent = workload::random_values(workload::ElementType::u8, bytes, test_seed()).as<std::uint8_t>();
         const RawBuffer src = device().alloc_bytes(bytes);
         const RawBuffer dst = device().alloc_bytes(bytes + spare);
         queue().write_bytes(src, 0, sent.data(), bytes);

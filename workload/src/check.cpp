@@ -46,7 +46,10 @@ Run execute(const Job& job, bool verify)
 {
     Run run{job, Status::ok, {}, {}, {}, {}};
     // A rule of this variant's own: the settings are not for it, as a limit it lacks would be.
-    if (const auto broken = job.settings.broken_rule(job.info, job.variant)) {
+    // (Settings that break a rule of every variant are an error, found when they are made.)
+    WorkloadInfo own_rules = job.info;
+    std::erase_if(own_rules.rules, [](const WorkloadRule& rule) { return rule.variants.empty(); });
+    if (const auto broken = job.settings.broken_rule(own_rules, job.variant)) {
         run.status = Status::unsupported;
         run.reason = "skipped: " + *broken;
         return run;
