@@ -105,8 +105,11 @@ Spec spec()
                        {{"n", "1000"}, {"cache", "prefer_shared"}, {"pattern", "random"}},
                        {{"n", "1000"}, {"stride", "32"}, {"cache", "equal"}}},
     };
-    const BufferSpec in = input("in", [](const Settings& settings) { return n(settings) * stride(settings); });
+    // Allocated exactly: the constant path's whole buffer must fit the device's constant memory.
+    BufferSpec in = input("in", [](const Settings& settings) { return n(settings) * stride(settings); });
+    in.sentinels = false;
     BufferSpec index = input("index", index_rows, ElementType::u32);
+    index.sentinels = false;
     index.draw = [](std::size_t rows, std::uint64_t seed) { return Values(random_rows(rows, seed)); };
     spec.buffers = {in, index, output("out", n)};
     spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant) -> Launch {

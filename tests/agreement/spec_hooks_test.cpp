@@ -333,6 +333,30 @@ TEST_P(SpecHooks, AScheduleOfItsOwnRunsThePassAndFinishCanRepeatAnother)
     EXPECT_EQ(result.extras.back(), (std::pair<std::string, double>{"repeated", 2}));
 }
 
+TEST_P(SpecHooks, AnInputWithoutSentinelsIsAllocatedExactly)
+{
+    BufferSpec x = input("x", size_n);
+    x.sentinels = false;
+    Spec spec = spec_of({x, output("y", size_n)}, [](Queue& queue, const DeviceBuffers& buffers) {
+        EXPECT_EQ(buffers.get("x").size(), n); // what a __constant argument must fit
+        EXPECT_EQ(buffers.get("y").size(), n + sentinel_elements);
+        copy_x_to(queue, buffers, "y");
+    });
+    const RunRequest request = request_for(device(), spec);
+    const Footprint exact = SpecWorkload(spec).footprint(request);
+    spec.buffers[0].sentinels = true;
+    EXPECT_EQ(SpecWorkload(spec).footprint(request).device_bytes - exact.device_bytes,
+              sentinel_elements * sizeof(float));
+    spec.buffers[0].sentinels = false;
+    EXPECT_TRUE(run(device(), spec).matches_reference());
+
+    spec.buffers[1].sentinels = false;
+    const auto error = expect_error<InvalidArgument>([&] { run(device(), spec); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find("'y' has no sentinels, which only an input may go without"), std::string::npos)
+        << error->message();
+}
+
 TEST_P(SpecHooks, TheFootprintCountsEveryRoleAsItIsHeld)
 {
     const auto footprint = [&](std::vector<BufferSpec> buffers) {

@@ -765,7 +765,10 @@ private:
             refuse("cannot live in mapped host memory: it is updated in place or device-only");
         }
         array.size = buffer.pitched ? extent.count() : buffer.size(settings);
-        array.stride = buffer.pitched ? array.size : array.size + sentinel_elements;
+        if (!buffer.sentinels && buffer.role != BufferSpec::Role::input) {
+            refuse("has no sentinels, which only an input may go without");
+        }
+        array.stride = buffer.pitched || !buffer.sentinels ? array.size : array.size + sentinel_elements;
         const std::size_t element = element_size(buffer.type);
         const std::size_t total = array.size * array.instances;
         if (is_drawn(buffer)) {
@@ -867,7 +870,9 @@ private:
                         }
                     } else {
                         const std::size_t from = whole ? 0 : array.size;
-                        queue.fill(BufferView<T>{entry->buffer, from, array.stride - from}, value);
+                        if (from < array.stride) {
+                            queue.fill(BufferView<T>{entry->buffer, from, array.stride - from}, value);
+                        }
                     }
                 }
             });
@@ -1110,7 +1115,7 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
                 extent.depth);
         } else {
             size = buffer.size(settings);
-            device = saturating_multiply(saturating_add(size, sentinel_elements), element);
+            device = saturating_multiply(saturating_add(size, buffer.sentinels ? sentinel_elements : 0), element);
         }
         const std::uint64_t read_back = saturating_multiply(
             saturating_multiply(buffer.pitched ? size : saturating_add(size, sentinel_elements), element), instances);

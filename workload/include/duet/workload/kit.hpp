@@ -92,6 +92,10 @@ struct BufferSpec {
     /// Copied in once, before the timed passes, rather than in each (a source that stays on the
     /// device: a device-to-host copy's). Inputs only.
     bool resident = false;
+    /// false: an input allocated exactly, without the poisoned sentinels past its end that show a
+    /// read beyond it (one a kernel takes as __constant, whose whole buffer must fit the device's
+    /// constant memory). Outputs always have them.
+    bool sentinels = true;
     /// An output's own tolerance; the outputs of a spec where any has one are judged each against
     /// its own (each other output against the spec's), and the run reports the first that fails.
     std::function<Tolerance(const Settings&)> tolerance;
