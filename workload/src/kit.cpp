@@ -121,18 +121,20 @@ BufferSpec scratch(std::string name, std::function<std::size_t(const Settings&)>
 
 const DeviceBuffers::Entry& DeviceBuffers::find(std::string_view name, ElementType type, std::size_t instance) const
 {
+    // Called on every get() and every copy of a pass: the names are listed only for the error.
     const Entry* found = nullptr;
     std::size_t instances = 0;
-    std::string known;
     for (const auto& entry : buffers_) {
         if (entry.name == name) {
             found = entry.instance == instance ? &entry : found;
             ++instances;
-        } else if (entry.instance == 0) {
-            known += (known.empty() ? "" : ", ") + entry.name;
         }
     }
     if (instances == 0) {
+        std::string known;
+        for (const auto& entry : buffers_) {
+            known += entry.instance == 0 ? (known.empty() ? "" : ", ") + entry.name : "";
+        }
         throw NotFound("duet", "workload::Spec", "no array '" + std::string(name) + "'; the spec declares: " + known);
     }
     if (found == nullptr) {
@@ -568,7 +570,7 @@ public:
     {
         Values all(output_type_, 0);
         each_output([&]<class T>(const Array& array, std::size_t i, std::span<const T> host) {
-            const std::string what = name_of(array, i);
+            const std::string what = "'" + array.spec->name + "'" + instance_text(array, i);
             check_sentinels(host.subspan(array.size), what, check_pass ? check_poison<T>() : poison<T>());
             check_padding<T>(queue, current(array, i), what, check_pass);
             auto& values = all.as<T>();
@@ -585,13 +587,11 @@ public:
     {
         std::size_t offset = 0;
         each_output([&]<class T>(const Array& array, std::size_t i, std::span<const T> host) {
-            const std::string what = name_of(array, i);
-            check_padding<T>(queue, current(array, i), what, true);
+            // Named unquoted: judge_check_pass quotes it, as Writes::describe does.
+            const std::string name = array.spec->name + instance_text(array, i);
+            check_padding<T>(queue, current(array, i), "'" + array.spec->name + "'" + instance_text(array, i), true);
             const BufferSpec::Role role = arrays_[current(array, i).origin].spec->role;
             const bool judged = role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
-            // Named unquoted: judge_check_pass quotes it, as Writes::describe does.
-            const std::string name =
-                array.spec->name + (array.instances > 1 ? " (instance " + std::to_string(i) + ")" : std::string());
             judge_check_pass(name, std::span<const T>(timed.as<T>()).subspan(offset, array.size), host, offset,
                              timed.size(), judged, writes);
             offset += array.size;
@@ -707,8 +707,9 @@ private:
         HostMemoryKind kind = HostMemoryKind::pageable;
         std::size_t size = 0; ///< elements of one instance
         std::size_t instances = 1;
-        std::size_t stride = 0; ///< elements of one instance on the device and read back: with its sentinels
-        HostBuffer source;      ///< the drawn values (inputs, in_out), instances end to end
+        std::size_t stride = 0;      ///< elements of one instance on the device and read back: with its sentinels
+        std::size_t first_entry = 0; ///< where its instances start among the device buffers
+        HostBuffer source;           ///< the drawn values (inputs, in_out), instances end to end
         HostBuffer source_registration;
         HostBuffer host; ///< what is read back (outputs, in_out), `stride` elements an instance
         HostBuffer host_registration;
@@ -722,10 +723,10 @@ private:
     {
         return spec.role == BufferSpec::Role::input || spec.role == BufferSpec::Role::in_out;
     }
-    static std::string name_of(const Array& array, std::size_t instance)
+    /// " (instance 2)" where the array has several; empty where it has one.
+    static std::string instance_text(const Array& array, std::size_t instance)
     {
-        return "'" + array.spec->name + "'" +
-               (array.instances > 1 ? " (instance " + std::to_string(instance) + ")" : std::string());
+        return array.instances > 1 ? " (instance " + std::to_string(instance) + ")" : std::string();
     }
 
     /// Host memory of `kind`; registered memory is pageable memory page-locked afterwards, the
@@ -792,6 +793,7 @@ private:
         if (is_read_back(buffer)) {
             array.host = host_memory(array.stride * array.instances * element, array.kind, array.host_registration);
         }
+        array.first_entry = initial_.buffers_.size();
         for (std::size_t i = 0; i < array.instances; ++i) {
             DeviceBuffers::Entry entry{buffer.name, buffer.type, i, {}, 0, extent, index};
             if (buffer.pitched) {
@@ -816,17 +818,11 @@ private:
         return buffers_.find(array.spec->name, array.spec->type, instance);
     }
 
-    /// The array's own device buffers, whatever name they stand for now.
-    std::vector<const DeviceBuffers::Entry*> own(const Array& array) const
+    /// The array's own device buffers, whatever name they stand for now: its instances, made
+    /// one after another from `first_entry`.
+    std::span<const DeviceBuffers::Entry> own(const Array& array) const
     {
-        std::vector<const DeviceBuffers::Entry*> entries;
-        const auto index = static_cast<std::size_t>(&array - arrays_.data());
-        for (const auto& entry : initial_.buffers_) {
-            if (entry.origin == index) {
-                entries.push_back(&entry);
-            }
-        }
-        return entries;
+        return std::span<const DeviceBuffers::Entry>(initial_.buffers_).subspan(array.first_entry, array.instances);
     }
 
     static Sample standard(Pass& pass)
@@ -863,15 +859,15 @@ private:
                     }
                     return;
                 }
-                for (const auto* entry : own(array)) {
-                    if (entry->pitch != 0) {
+                for (const auto& entry : own(array)) {
+                    if (entry.pitch != 0) {
                         if (whole) {
-                            queue.fill_bytes(entry->buffer, 0, entry->buffer.bytes(), &value, sizeof value);
+                            queue.fill_bytes(entry.buffer, 0, entry.buffer.bytes(), &value, sizeof value);
                         }
                     } else {
                         const std::size_t from = whole ? 0 : array.size;
                         if (from < array.stride) {
-                            queue.fill(BufferView<T>{entry->buffer, from, array.stride - from}, value);
+                            queue.fill(BufferView<T>{entry.buffer, from, array.stride - from}, value);
                         }
                     }
                 }
