@@ -356,35 +356,45 @@ std::size_t reference_copy_elements(const Plan& plan, std::size_t i)
 
 /// The launches of one pass, the swap between each two: each argument a buffer as `buffer` gives
 /// it by its index in the manifest (its device memory as the swaps so far leave it), a scalar, or
-/// local memory.
+/// local memory. The arguments are resolved once, before the timed launches; buffers are fetched
+/// again only after a swap.
 void launch_pass(Queue& queue, const Kernel& kernel, const Range& range, const std::vector<std::string>& args,
                  const Manifest& manifest, const Plan& plan, const std::function<RawBuffer(std::size_t)>& buffer,
                  const std::function<void(std::size_t, std::size_t)>& swap)
 {
-    std::vector<RawBuffer> held(args.size()); // what the packed buffer arguments point at
+    std::vector<std::size_t> buffers(args.size(), SIZE_MAX); // the manifest's buffer each argument is, if one
     std::vector<detail::LaunchArg> packed(args.size());
-    for (std::size_t n = 0; n < plan.launches; ++n) {
-        for (std::size_t a = 0; a < args.size(); ++a) {
-            packed[a] = [&]() -> detail::LaunchArg {
-                if (args[a] == "local") {
-                    return detail::launch_arg(LocalMemory{plan.local_bytes});
-                }
-                if (const std::size_t i = buffer_index(manifest, args[a]); i != SIZE_MAX) {
-                    held[a] = buffer(i);
-                    return detail::launch_arg(held[a]);
-                }
-                for (std::size_t s = 0; s < manifest.scalars.size(); ++s) {
-                    if (manifest.scalars[s].name == args[a]) {
-                        return {detail::LaunchArg::Kind::value, nullptr, plan.scalars[s].data(),
-                                element_size(manifest.scalars[s].type)};
-                    }
-                }
+    for (std::size_t a = 0; a < args.size(); ++a) {
+        if (args[a] == "local") {
+            packed[a] = detail::launch_arg(LocalMemory{plan.local_bytes});
+        } else if (const std::size_t i = buffer_index(manifest, args[a]); i != SIZE_MAX) {
+            buffers[a] = i;
+        } else {
+            const auto scalar =
+                std::ranges::find_if(manifest.scalars, [&](const auto& s) { return s.name == args[a]; });
+            if (scalar == manifest.scalars.end()) {
                 throw InvalidArgument("duet", "manifest", "no argument '" + args[a] + "'");
-            }();
+            }
+            const auto s = static_cast<std::size_t>(scalar - manifest.scalars.begin());
+            packed[a] = {detail::LaunchArg::Kind::value, nullptr, plan.scalars[s].data(), element_size(scalar->type)};
         }
+    }
+    const std::size_t first = manifest.swap ? buffer_index(manifest, manifest.swap->first) : SIZE_MAX;
+    const std::size_t second = manifest.swap ? buffer_index(manifest, manifest.swap->second) : SIZE_MAX;
+    std::vector<RawBuffer> held(args.size()); // what the packed buffer arguments point at
+    bool fetch = true;
+    for (std::size_t n = 0; n < plan.launches; ++n) {
+        for (std::size_t a = 0; fetch && a < args.size(); ++a) {
+            if (buffers[a] != SIZE_MAX) {
+                held[a] = buffer(buffers[a]);
+                packed[a] = detail::launch_arg(held[a]);
+            }
+        }
+        fetch = false;
         queue.launch(kernel, range, std::span<const detail::LaunchArg>(packed));
         if (manifest.swap && n + 1 < plan.launches) {
-            swap(buffer_index(manifest, manifest.swap->first), buffer_index(manifest, manifest.swap->second));
+            swap(first, second);
+            fetch = true;
         }
     }
 }

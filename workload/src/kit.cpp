@@ -158,24 +158,25 @@ void DeviceBuffers::throw_not_pitched(std::string_view name)
 
 void DeviceBuffers::swap(std::string_view first, std::string_view second)
 {
-    std::vector<Entry*> a, b;
-    for (auto& entry : buffers_) {
-        if (entry.name == first) {
-            a.push_back(&entry);
-        } else if (entry.name == second) {
-            b.push_back(&entry);
-        }
-    }
-    if (a.empty() || b.empty() || a.size() != b.size() || a[0]->type != b[0]->type ||
-        a[0]->buffer.bytes() != b[0]->buffer.bytes() || a[0]->pitch != b[0]->pitch) {
+    // An array's instances lie one after another: swapped instance by instance, allocating
+    // nothing (a manifest swaps between launches, inside the timed kernel phase).
+    const auto instances_of = [&](std::string_view name) {
+        const auto begin = std::ranges::find_if(buffers_, [&](const Entry& entry) { return entry.name == name; });
+        const auto end = std::find_if(begin, buffers_.end(), [&](const Entry& entry) { return entry.name != name; });
+        return std::span<Entry>(begin, end);
+    };
+    const std::span<Entry> a = instances_of(first);
+    const std::span<Entry> b = instances_of(second);
+    if (a.empty() || b.empty() || a.size() != b.size() || a[0].type != b[0].type ||
+        a[0].buffer.bytes() != b[0].buffer.bytes() || a[0].pitch != b[0].pitch) {
         throw InvalidArgument("duet", "workload::DeviceBuffers::swap",
                               "'" + std::string(first) + "' and '" + std::string(second) +
                                   "' cannot be swapped: both must be declared, of one element type, size and "
                                   "number of instances");
     }
     for (std::size_t i = 0; i < a.size(); ++i) {
-        std::swap(a[i]->buffer, b[i]->buffer);
-        std::swap(a[i]->origin, b[i]->origin);
+        std::swap(a[i].buffer, b[i].buffer);
+        std::swap(a[i].origin, b[i].origin);
     }
 }
 
