@@ -4,6 +4,7 @@
 // are here, the spec that declares their arrays in workload.cpp.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -73,7 +74,8 @@ private:
     };
     std::function<void()> copy(Leg& leg, workload::Pass& pass, bool raw_api) const;
     std::vector<Leg> legs_;
-    std::optional<StreamCopy> kernel_; ///< for mapped memory
+    std::array<std::vector<std::function<void()>>, 2> copies_; ///< each leg's copy: duet's, the raw API's
+    std::optional<StreamCopy> kernel_;                         ///< for mapped memory
     std::size_t bytes_;
     bool by_copies_;
     bool raw_;
