@@ -70,10 +70,11 @@ void measure_points(Benchmark& bench, const std::shared_ptr<const Workload>& wor
                     values_for_variant += "\n" + parameter.name + "=" + point_settings.text(parameter.name);
                 }
             }
+            const auto broken = point_settings.broken_rule(bench.info, variant); // the same on every device
             for (const auto& [device, label] : devices) {
                 const Job job{workload, bench.info, variant,    point_settings,
                               device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
-                if (const auto broken = point_settings.broken_rule(bench.info, variant)) {
+                if (broken) {
                     runs.push_back({job, Status::unsupported, "skipped: " + *broken, {}, {}, {}});
                     continue;
                 }

@@ -222,10 +222,11 @@ std::string foreign_exception_text(const std::string& workload, const std::strin
 
 Measurement run_within_limits(const Workload& workload, const RunRequest& request)
 {
-    if (const auto broken = request.settings.broken_rule(workload.info(), request.variant)) {
-        fail<InvalidArgument>(workload.info().name, "Settings", *broken);
+    const WorkloadInfo info = workload.info(); // by value, rules and all: read once
+    if (const auto broken = request.settings.broken_rule(info, request.variant)) {
+        fail<InvalidArgument>(info.name, "Settings", *broken);
     }
-    check_fits(workload.footprint(request), request.device, workload.info().name + "/" + request.variant);
+    check_fits(workload.footprint(request), request.device, info.name + "/" + request.variant);
     return workload.run(request);
 }
 
@@ -246,8 +247,20 @@ bool applies_to(const std::vector<std::string>& variants, const std::string& var
 
 std::optional<std::string> Settings::broken_rule(const WorkloadInfo& info, const std::string& variant) const
 {
+    return first_broken(info, variant, false);
+}
+
+std::optional<std::string> Settings::broken_own_rule(const WorkloadInfo& info, const std::string& variant) const
+{
+    return first_broken(info, variant, true);
+}
+
+std::optional<std::string> Settings::first_broken(const WorkloadInfo& info, const std::string& variant,
+                                                  bool own_only) const
+{
     for (const auto& rule : info.rules) {
-        if (!rule.variants.empty() && (variant.empty() || !applies_to(rule.variants, variant))) {
+        const bool own = !rule.variants.empty();
+        if ((own && (variant.empty() || !applies_to(rule.variants, variant))) || (own_only && !own)) {
             continue;
         }
         std::string broken = rule.text;

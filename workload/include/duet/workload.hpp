@@ -100,6 +100,8 @@ public:
     /// The first of info's rules these values break, as the InvalidArgument message says it: of
     /// the rules that bind every variant, and where `variant` is given, of its own too.
     std::optional<std::string> broken_rule(const WorkloadInfo& info, const std::string& variant = {}) const;
+    /// The same, of `variant`'s own rules only: those that skip a run of it (check.hpp's execute).
+    std::optional<std::string> broken_own_rule(const WorkloadInfo& info, const std::string& variant) const;
 
     std::int64_t integer(const std::string& name) const;
     double real(const std::string& name) const;
@@ -108,6 +110,7 @@ public:
 
 private:
     Settings(const WorkloadInfo& info, const std::map<std::string, std::string>& values, bool check_rules);
+    std::optional<std::string> first_broken(const WorkloadInfo& info, const std::string& variant, bool own_only) const;
     const std::string& value(const std::string& name) const;
     std::map<std::string, std::string> values_;
 };
