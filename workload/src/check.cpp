@@ -47,9 +47,7 @@ Run execute(const Job& job, bool verify)
     Run run{job, Status::ok, {}, {}, {}, {}};
     // A rule of this variant's own: the settings are not for it, as a limit it lacks would be.
     // (Settings that break a rule of every variant are an error, found when they are made.)
-    WorkloadInfo own_rules = job.info;
-    std::erase_if(own_rules.rules, [](const WorkloadRule& rule) { return rule.variants.empty(); });
-    if (const auto broken = job.settings.broken_rule(own_rules, job.variant)) {
+    if (const auto broken = job.settings.broken_own_rule(job.info, job.variant)) {
         run.status = Status::unsupported;
         run.reason = "skipped: " + *broken;
         return run;
@@ -134,12 +132,11 @@ std::string difference(const Run& run, const Run& base, Comparison& slot, const 
     const auto& [mine, theirs] = std::tie(run.measurement.output, base.measurement.output);
     slot.with = with;
     slot.allowed = base.measurement.tolerance + run.measurement.tolerance;
-    std::vector<bool> skip;
-    if (mine.size() == theirs.size()) {
-        skip = unwritten_in_either(run.measurement, base.measurement);
+    std::vector<bool> skip = unwritten_in_either(run.measurement, base.measurement);
+    if (skip.size() != mine.size()) {
+        skip.clear(); // outputs of other sizes: compare reports the mismatch before it reads the mask
     }
-    slot.agreement = compare(mine, theirs, slot.allowed, run.measurement.output_shape,
-                             skip.size() == mine.size() ? skip : std::vector<bool>{}, false);
+    slot.agreement = compare(mine, theirs, slot.allowed, run.measurement.output_shape, skip, false);
     if (slot.agreement.size_mismatch || slot.agreement.type_mismatch) {
         return "its output has " + std::to_string(mine.size()) + " " + std::string(to_string(mine.type())) +
                " values, " + with + "'s has " + std::to_string(theirs.size()) + " " +
