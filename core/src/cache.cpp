@@ -31,6 +31,7 @@
 namespace duet {
 
 namespace fs = std::filesystem;
+using detail::error_text;
 
 namespace {
 
@@ -71,11 +72,6 @@ std::string temporary_name(const std::string& entry)
 {
     return entry + std::string(temporary_marker) + std::to_string(::getpid()) + "." +
            std::to_string(std::random_device{}());
-}
-
-std::string error_text(int error)
-{
-    return std::generic_category().message(error);
 }
 
 std::string octal_mode(mode_t mode)

@@ -11,6 +11,11 @@
 
 namespace duet::detail {
 
+std::string error_text(int error)
+{
+    return std::generic_category().message(error);
+}
+
 std::string file_type_name(mode_t mode)
 {
     switch (mode & S_IFMT) {
@@ -36,7 +41,6 @@ std::string file_type_name(mode_t mode)
 std::string read_regular_file(const std::filesystem::path& path, std::uint64_t limit, std::string& content,
                               Oversize oversize, const FileAccess& how)
 {
-    const auto error_text = [](int error) { return std::generic_category().message(error); };
     const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (how.follow_links ? 0 : O_NOFOLLOW);
     const Descriptor fd(::openat(how.directory, path.c_str(), flags));
     struct stat info {};

@@ -38,6 +38,9 @@ private:
 /// "a FIFO", "a directory", "a character device", ...: what a file of `mode` is.
 std::string file_type_name(mode_t mode);
 
+/// What an errno value says, in the system's words ("Permission denied").
+std::string error_text(int error);
+
 /// Where a file is opened, and what else it must be.
 struct FileAccess {
     int directory = AT_FDCWD; ///< the open directory a relative path starts from
