@@ -112,7 +112,7 @@ std::string comparison_csv(const Comparison& comparison)
                              checked ? format::ulps(m.agreement.max_scaled_ulps) : "",
                              checked ? std::to_string(m.agreement.differing) : "",
                              number(m.tolerance),
-                             compared ? run.device.with : "",
+                             run.device.with, // empty where not compared
                              compared ? format::exact(run.device.agreement.max_error) : "",
                              compared ? format::exact(run.device.allowed) : "",
                              std::to_string(comparison.seed),
