@@ -15,58 +15,49 @@ namespace duet::bandwidth {
 namespace {
 
 using namespace duet::workload;
-using Presence = std::function<bool(const Settings&, const std::string& variant)>;
 
 std::size_t byte_count(const Settings& settings)
 {
     return static_cast<std::size_t>(settings.integer("bytes"));
 }
 
-/// An array of the bytes moved, in host memory of `kind`, in the runs `present` says. Outputs lie
-/// a leg a row, so that a disagreement names the leg (h2d first) and the byte.
-struct Leg {
-    BufferSpec array;
-    Presence present;
-};
-
-Leg bytes_array(BufferSpec array, Presence present, const std::string& kind = "pageable")
+/// An array of the bytes moved, in host memory of `kind`. Outputs lie a leg a row, so that a
+/// disagreement names the leg (h2d first) and the byte.
+BufferSpec bytes_array(BufferSpec array, const std::string& kind = "pageable")
 {
     array.host_memory = [memory = host_memory_kind(kind)](const Settings&) { return memory; };
     array.shape = [](const Settings& settings) { return Shape{byte_count(settings)}; };
-    return {std::move(array), std::move(present)};
+    return array;
 }
 
-/// The h2d leg's source in host memory of the variant's kind ("sent") and its destination on the
-/// device ("arrived"); the source that stays on the device ("source") of the d2h leg, whose
-/// destination is host memory of the variant's kind ("received"), and of the device variant's
-/// copy ("copied"): those of a run's variant and direction. Inputs are drawn in this order: a
-/// direction sends the same bytes in every variant.
+/// The arrays of a run's variant and direction: the h2d leg's source in host memory of the
+/// variant's kind ("sent") and its destination on the device ("arrived"); the source that stays on
+/// the device ("source") of the d2h leg, whose destination is host memory of the variant's kind
+/// ("received"), and of the device variant's copy ("copied"). Inputs are drawn in this order: a
+/// direction sends the same bytes in every variant. An unknown variant has no host memory (its
+/// prepare step refuses it).
 std::vector<BufferSpec> arrays(const Settings& settings, const std::string& variant)
 {
     constexpr auto u8 = ElementType::u8;
-    const auto of_kind = [](const std::string& kind, bool (*leg)(const Settings&, const std::string&)) -> Presence {
-        return [=](const Settings& s, const std::string& v) { return v == kind && leg(s, v); };
-    };
-    std::vector<Leg> all;
-    for (const auto& kind : host_memory_variants()) {
-        all.push_back(bytes_array(input("sent", byte_count, u8), of_kind(kind, has_h2d), kind));
-    }
-    all.push_back(bytes_array(output("arrived", byte_count, u8), has_h2d));
-    all.push_back(bytes_array(input("source", byte_count, u8),
-                              [](const Settings& s, const std::string& v) { return v == "device" || has_d2h(s, v); }));
-    all.back().array.resident = true;
-    for (const auto& kind : host_memory_variants()) {
-        all.push_back(bytes_array(output("received", byte_count, u8), of_kind(kind, has_d2h), kind));
-    }
-    all.push_back(bytes_array(output("copied", byte_count, u8),
-                              [](const Settings&, const std::string& v) { return v == "device"; }));
-    std::vector<BufferSpec> present;
-    for (auto& leg : all) {
-        if (leg.present(settings, variant)) {
-            present.push_back(std::move(leg.array));
+    const bool host_kind = std::ranges::find(host_memory_variants(), variant) != host_memory_variants().end();
+    std::vector<BufferSpec> run;
+    if (has_h2d(settings, variant)) {
+        if (host_kind) {
+            run.push_back(bytes_array(input("sent", byte_count, u8), variant));
         }
+        run.push_back(bytes_array(output("arrived", byte_count, u8)));
     }
-    return present;
+    if (variant == "device" || has_d2h(settings, variant)) {
+        run.push_back(bytes_array(input("source", byte_count, u8)));
+        run.back().resident = true;
+    }
+    if (host_kind && has_d2h(settings, variant)) {
+        run.push_back(bytes_array(output("received", byte_count, u8), variant));
+    }
+    if (variant == "device") {
+        run.push_back(bytes_array(output("copied", byte_count, u8)));
+    }
+    return run;
 }
 
 double gbps(std::size_t bytes, double ms)
