@@ -1498,7 +1498,9 @@ Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepare
     // its own sentinels and writes above.
     result.output = runner.gather(owned);
     result.extras = report;
-    if (spec_.figures) {
+    // The figures are one device's (a kernel beside that device's copy): a distributed run's are
+    // its phases and their scaling.
+    if (spec_.figures && runner.ranks().size() == 1) {
         for (auto& figure :
              spec_.figures(queue, runner.buffers(), prepared.launch, request.settings, request.variant)) {
             result.extras.push_back(std::move(figure));
