@@ -45,9 +45,11 @@ std::vector<PeerPair> peer_pairs()
         for (const Device& from : devices) {
             for (const Device& to : devices) {
                 if (!(from == to)) {
-                    pairs.push_back({sanitize(backend) + "_" + std::to_string(from.index()) + "_to_" +
-                                         std::to_string(to.index()),
-                                     from, to, {}});
+                    pairs.push_back(
+                        {sanitize(backend) + "_" + std::to_string(from.index()) + "_to_" + std::to_string(to.index()),
+                         from,
+                         to,
+                         {}});
                 }
             }
         }
