@@ -48,8 +48,9 @@ TEST(CliPeerRoutes, EveryOrderedPairOfOneBackendIsListedWithItsRoute)
         if (backend == "opencl") {
             EXPECT_EQ(how, "staged") << "OpenCL devices have a context each: no direct route";
         }
-        EXPECT_THAT(table.out, HasSubstr(route["from"].string() + " → " + route["to"].string() + "  " +
-                                         (how == "direct" ? "direct (peer access)" : "staged through pinned host memory")));
+        EXPECT_THAT(table.out,
+                    HasSubstr(route["from"].string() + " → " + route["to"].string() + "  " +
+                              (how == "direct" ? "direct (peer access)" : "staged through pinned host memory")));
     }
 }
 
