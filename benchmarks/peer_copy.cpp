@@ -54,7 +54,8 @@ const RawCuda& raw_cuda()
         RawCuda raw;
         void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         require(library != nullptr, "dlopen libcuda.so.1", 0);
-        using GetProcAddress = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+        using GetProcAddress =
+            CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
         const auto get = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
         require(get != nullptr, "dlsym cuGetProcAddress_v2", 0);
         CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
@@ -119,7 +120,8 @@ RawCopies raw_copies(duet::Queue& from_queue, duet::Queue& to_queue, const duet:
         require(cu.cuCtxGetDevice(&to_device) == CUDA_SUCCESS, "cuCtxGetDevice", 0);
         require(cu.cuCtxSetCurrent(from_context) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
         require(cu.cuCtxGetDevice(&from_device) == CUDA_SUCCESS, "cuCtxGetDevice", 0);
-        require(cu.cuDeviceCanAccessPeer(&possible, to_device, from_device) == CUDA_SUCCESS, "cuDeviceCanAccessPeer", 0);
+        require(cu.cuDeviceCanAccessPeer(&possible, to_device, from_device) == CUDA_SUCCESS, "cuDeviceCanAccessPeer",
+                0);
         if (possible != 0) {
             require(cu.cuCtxSetCurrent(to_context) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
             const CUresult enabled = cu.cuCtxEnablePeerAccess(from_context, 0);
@@ -127,7 +129,8 @@ RawCopies raw_copies(duet::Queue& from_queue, duet::Queue& to_queue, const duet:
                     "cuCtxEnablePeerAccess", enabled);
             raw.peer = [=, &cu] {
                 require(cu.cuCtxSetCurrent(to_context) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
-                const CUresult code = cu.cuMemcpyPeerAsync(target, to_context, source, from_context, bytes, write_stream);
+                const CUresult code =
+                    cu.cuMemcpyPeerAsync(target, to_context, source, from_context, bytes, write_stream);
                 require(code == CUDA_SUCCESS, "cuMemcpyPeerAsync", code);
             };
         }
@@ -257,13 +260,13 @@ int main(int argc, char** argv)
                     raw_serial = measure(from_queue, to_queue, raw.serial, bytes, rounds);
                 }
                 const std::string pair = from.selector() + " -> " + to.selector();
-                std::printf("%-22s %-7s %13s %13s %13s %13s %8s %8s\n", pair.c_str(),
-                            std::string(duet::to_string(route)).c_str(), rate_text(automatic).c_str(),
-                            rate_text(staged).c_str(), rate_text(raw_peer).c_str(), rate_text(raw_serial).c_str(),
-                            ratio_text(route == duet::PeerRoute::direct ? std::optional(automatic) : std::nullopt,
-                                       raw_peer)
-                                .c_str(),
-                            ratio_text(staged, raw_serial).c_str());
+                std::printf(
+                    "%-22s %-7s %13s %13s %13s %13s %8s %8s\n", pair.c_str(),
+                    std::string(duet::to_string(route)).c_str(), rate_text(automatic).c_str(),
+                    rate_text(staged).c_str(), rate_text(raw_peer).c_str(), rate_text(raw_serial).c_str(),
+                    ratio_text(route == duet::PeerRoute::direct ? std::optional(automatic) : std::nullopt, raw_peer)
+                        .c_str(),
+                    ratio_text(staged, raw_serial).c_str());
             }
         }
     }
