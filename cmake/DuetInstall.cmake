@@ -15,12 +15,6 @@ set_target_properties(duet PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
 
 install(TARGETS duet_core duet_workload duet_manifest duet_warnings EXPORT duetTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# libduet_distributed where MPI was found; MPI is its private dependency, so the package needs none.
-if(TARGET duet_distributed)
-  set_target_properties(duet_distributed PROPERTIES EXPORT_NAME distributed INSTALL_RPATH "$ORIGIN")
-  install(TARGETS duet_distributed EXPORT duetTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/distributed/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-endif()
 install(TARGETS duet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # detail/plugins.hpp stays out: only duet's own library sources include it, and it would make
 # every user of the package find Boost.DLL.
