@@ -30,6 +30,8 @@
     X(cuDeviceGetAttribute)                                                                                            \
     X(cuDeviceTotalMem)                                                                                                \
     X(cuDeviceGetPCIBusId)                                                                                             \
+    X(cuDeviceCanAccessPeer)                                                                                           \
+    X(cuCtxEnablePeerAccess)                                                                                           \
     X(cuDevicePrimaryCtxRetain)                                                                                        \
     X(cuCtxGetCurrent)                                                                                                 \
     X(cuCtxSetCurrent)                                                                                                 \
@@ -54,6 +56,7 @@
     X(cuMemcpyHtoDAsync)                                                                                               \
     X(cuMemcpyDtoHAsync)                                                                                               \
     X(cuMemcpyDtoDAsync)                                                                                               \
+    X(cuMemcpyPeerAsync)                                                                                               \
     X(cuMemcpy3DAsync)                                                                                                 \
     X(cuMemsetD8Async)                                                                                                 \
     X(cuMemsetD16Async)                                                                                                \
@@ -116,6 +119,9 @@ struct duet_device_s : duet::backend::Handle {
     std::string name;
     int compute_major = 0;
     int compute_minor = 0;
+    /// The devices whose memory this one's context has peer access to, enabled on first use (queue.cpp).
+    std::mutex peers_mutex;
+    std::vector<CUdevice> peers;
 };
 
 /// Makes the device's primary context current on this thread for the length of a call; most

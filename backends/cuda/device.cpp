@@ -256,6 +256,18 @@ duet_status device_native(duet_device device, void** native_device, void** nativ
     });
 }
 
+duet_status device_peer_access(duet_device from, duet_device to, int* possible)
+{
+    return guard([&] {
+        // A device reaches its own memory; the driver answers 0 for a device paired with itself.
+        if (from == to) {
+            *possible = 1;
+            return;
+        }
+        check(driver().cuDeviceCanAccessPeer(possible, to->device, from->device), "cuDeviceCanAccessPeer");
+    });
+}
+
 duet_status device_program_format(duet_device, std::uint32_t index, duet_program_format* format)
 {
     // Offline fatbins first (no compiler at run time), then NVRTC for source, then cached cubins.

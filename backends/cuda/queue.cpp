@@ -2,6 +2,7 @@
 // the core has checked sizes and ranges before any of these runs.
 #include "common.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -62,6 +63,36 @@ void allow_dynamic_shared(duet_kernel_s& kernel, std::size_t bytes)
     kernel.dynamic_shared_limit = bytes;
 }
 
+/// Gives the queue's device access to `peer`'s memory, once per ordered pair: peer access is one-way,
+/// granted to the current context (cuCtxEnablePeerAccess). UNSUPPORTED where the pair cannot.
+void enable_peer_access(duet_device_s& device, duet_device_s& peer)
+{
+    std::lock_guard lock(device.peers_mutex);
+    if (std::find(device.peers.begin(), device.peers.end(), peer.device) != device.peers.end())
+        return;
+    int possible = 0;
+    check(driver().cuDeviceCanAccessPeer(&possible, device.device, peer.device), "cuDeviceCanAccessPeer");
+    if (possible == 0)
+        fail(DUET_ERROR_UNSUPPORTED,
+             "CUDA device " + std::to_string(device.device) + " (" + device.name +
+                 ") cannot access the memory of device " + std::to_string(peer.device) + " (" + peer.name +
+                 ") directly (cuDeviceCanAccessPeer answers 0): copy through host memory (PeerRoute::staged)",
+             "cuDeviceCanAccessPeer");
+    ContextScope scope(device);
+    const CUresult code = driver().cuCtxEnablePeerAccess(peer.context, 0);
+    // Already enabled by someone else in this process (the runtime API, another library): as good.
+    if (code != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+        if (code == CUDA_ERROR_TOO_MANY_PEERS || code == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)
+            fail(DUET_ERROR_UNSUPPORTED,
+                 "CUDA device " + std::to_string(device.device) + " cannot enable peer access to device " +
+                     std::to_string(peer.device) + ": " + error_name(code) +
+                     " (the hardware's peer mappings are exhausted or the link refuses them)",
+                 "cuCtxEnablePeerAccess", code, error_name(code));
+        check(code, "cuCtxEnablePeerAccess");
+    }
+    device.peers.push_back(peer.device);
+}
+
 } // namespace
 
 duet_status queue_create(duet_device device, duet_queue* queue)
@@ -108,6 +139,19 @@ duet_status queue_copy(duet_queue queue, duet_buffer dst, std::size_t dst_offset
         ContextScope scope(*queue->device);
         check(driver().cuMemcpyDtoDAsync(dst->pointer + dst_offset, src->pointer + src_offset, bytes, queue->stream),
               "cuMemcpyDtoDAsync");
+    });
+}
+
+duet_status queue_copy_peer(duet_queue queue, duet_buffer dst, std::size_t dst_offset, duet_buffer src,
+                            std::size_t src_offset, std::size_t bytes)
+{
+    return guard([&] {
+        duet_device_s& other = dst->device == queue->device ? *src->device : *dst->device;
+        enable_peer_access(*queue->device, other);
+        ContextScope scope(*queue->device);
+        check(driver().cuMemcpyPeerAsync(dst->pointer + dst_offset, dst->device->context, src->pointer + src_offset,
+                                         src->device->context, bytes, queue->stream),
+              "cuMemcpyPeerAsync");
     });
 }
 

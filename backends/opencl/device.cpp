@@ -484,6 +484,13 @@ duet_status device_native(duet_device device, void** native_device, void** nativ
     });
 }
 
+duet_status device_peer_access(duet_device from, duet_device to, int* possible)
+{
+    // Each device has a context of its own, and an OpenCL buffer lives in one context: no device
+    // reaches another's memory, so copies between them go through the host.
+    return guard([&] { *possible = from == to ? 1 : 0; });
+}
+
 duet_status device_program_format(duet_device, std::uint32_t index, duet_program_format* format)
 {
     return guard([&] {

@@ -306,10 +306,60 @@ duet_status queue_record(duet_queue queue, duet_event* event)
     });
 }
 
+namespace {
+
+/// Completes the user event `data` as its foreign event completed: an error status (negative)
+/// passes on, so that the waiting queue's later commands fail as the foreign queue's did.
+void CL_CALLBACK complete_user_event(cl_event foreign, cl_int status, void* data)
+{
+    const auto user = static_cast<cl_event>(data);
+    clSetUserEventStatus(user, status < 0 ? status : CL_COMPLETE);
+    clReleaseEvent(user);
+    clReleaseEvent(foreign);
+}
+
+/// The queue's later commands wait for an event of another context, which a wait list cannot
+/// name (CL_INVALID_CONTEXT): through a user event of the queue's context, completed from the
+/// foreign event's callback. The callback keeps a reference to both events until it has run.
+void wait_foreign(duet_queue_s& queue, cl_event foreign)
+{
+    cl_int code = CL_SUCCESS;
+    cl_event user = clCreateUserEvent(queue.device->context, &code);
+    check(code, "clCreateUserEvent");
+    check(clRetainEvent(user), "clRetainEvent");
+    check(clRetainEvent(foreign), "clRetainEvent");
+    code = clSetEventCallback(foreign, CL_COMPLETE, complete_user_event, user);
+    if (code != CL_SUCCESS) {
+        clReleaseEvent(foreign);
+        clReleaseEvent(user);
+        clReleaseEvent(user);
+        check(code, "clSetEventCallback");
+    }
+    code = clEnqueueBarrierWithWaitList(queue.queue, 1, &user, nullptr);
+    clReleaseEvent(user);
+    check(code, "clEnqueueBarrierWithWaitList");
+}
+
+} // namespace
+
 duet_status queue_wait(duet_queue queue, duet_event event)
 {
     return guard([&] {
+        cl_context context = nullptr;
+        check(clGetEventInfo(event->event, CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo");
+        if (context != queue->device->context) {
+            wait_foreign(*queue, event->event);
+            return;
+        }
         check(clEnqueueBarrierWithWaitList(queue->queue, 1, &event->event, nullptr), "clEnqueueBarrierWithWaitList");
+    });
+}
+
+duet_status queue_copy_peer(duet_queue, duet_buffer, std::size_t, duet_buffer, std::size_t, std::size_t)
+{
+    return guard([&] {
+        fail(DUET_ERROR_UNSUPPORTED, "OpenCL has no direct copy between devices: each device has a context of its "
+                                     "own, and a buffer lives in one context (copy through the host)");
     });
 }
 

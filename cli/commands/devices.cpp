@@ -1,5 +1,6 @@
 // `duet devices`: every backend (loaded, or why not) and every device of every backend side by
-// side under the same property names, deviceQuery and clinfo in one table.
+// side under the same property names, deviceQuery and clinfo in one table, and how copies travel
+// between the devices of one backend.
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/environment.hpp"
@@ -8,6 +9,7 @@
 #include "render/table.hpp"
 
 #include <iostream>
+#include <map>
 
 namespace duet::cli {
 
@@ -53,6 +55,66 @@ void print_devices(const Registry& registry)
     table.print(std::cout);
 }
 
+/// One ordered pair of devices of one backend and how a copy between them travels.
+struct PeerRouteRow {
+    std::string backend, from, to, route, reason;
+};
+
+/// Every ordered pair of devices of each backend with two or more: all of them where the backend
+/// has fewer than 8, else its GPUs alone, so that the list stays short.
+std::vector<PeerRouteRow> peer_routes(const Registry& registry)
+{
+    constexpr std::size_t all_devices_below = 8;
+    std::map<std::string, std::vector<Device>> by_backend;
+    for (const auto& device : registry.devices()) {
+        by_backend[device.backend()].push_back(device);
+    }
+    std::vector<PeerRouteRow> rows;
+    for (auto& [backend, devices] : by_backend) {
+        if (devices.size() >= all_devices_below) {
+            std::erase_if(devices, [](const Device& device) { return device.properties().type != DeviceType::gpu; });
+        }
+        for (const auto& from : devices) {
+            for (const auto& to : devices) {
+                if (from == to) {
+                    continue;
+                }
+                PeerRouteRow row{backend, from.selector(), to.selector(), {}, {}};
+                try {
+                    row.route = std::string(to_string(to.peer_route(from)));
+                } catch (const Error& error) {
+                    row.route = "unknown";
+                    row.reason = error.message();
+                }
+                rows.push_back(std::move(row));
+            }
+        }
+    }
+    return rows;
+}
+
+std::string route_text(const PeerRouteRow& row)
+{
+    if (row.route == "direct") {
+        return "direct (peer access)";
+    }
+    if (row.route == "staged") {
+        return "staged through pinned host memory";
+    }
+    return "unknown: " + row.reason;
+}
+
+void print_peer_routes(const std::vector<PeerRouteRow>& rows)
+{
+    if (rows.empty()) {
+        return;
+    }
+    std::cout << "\nPeer routes (Queue::copy_bytes between devices of one backend)\n";
+    for (const auto& row : rows) {
+        std::cout << "  " << row.from << " → " << row.to << "  " << route_text(row) << "\n";
+    }
+}
+
 void print_raw(const Registry& registry)
 {
     for (const auto& device : registry.devices()) {
@@ -72,21 +134,31 @@ int devices_command(const Arguments& arguments)
     const auto& registry = Registry::global();
     auto json = Output::from(arguments, "json");
     if (json) {
-        json::Array backends, devices;
+        json::Array backends, devices, routes;
         for (const auto& backend : registry.backends()) {
             backends.push_back(backend_json(backend));
         }
         for (const auto& device : registry.devices()) {
             devices.push_back(device_json(device, true));
         }
-        json->write_json(json::Object{
-            {"schema", "duet.devices/1"}, {"backends", std::move(backends)}, {"devices", std::move(devices)}});
+        for (const auto& row : peer_routes(registry)) {
+            json::Object route{{"backend", row.backend}, {"from", row.from}, {"to", row.to}, {"route", row.route}};
+            if (!row.reason.empty()) {
+                route["reason"] = row.reason;
+            }
+            routes.push_back(std::move(route));
+        }
+        json->write_json(json::Object{{"schema", "duet.devices/1"},
+                                      {"backends", std::move(backends)},
+                                      {"devices", std::move(devices)},
+                                      {"peer_routes", std::move(routes)}});
         if (json->is_stdout()) {
             return exit_ok;
         }
     }
     print_backends(registry);
     print_devices(registry);
+    print_peer_routes(peer_routes(registry));
     if (arguments.has("raw")) {
         print_raw(registry);
     }

@@ -24,6 +24,11 @@ std::string_view to_string(DeviceType type)
     return "other";
 }
 
+std::string_view to_string(PeerRoute route)
+{
+    return route == PeerRoute::direct ? "direct" : "staged";
+}
+
 Device::Device(std::shared_ptr<const detail::DeviceState> state) : state_(std::move(state)) {}
 
 const DeviceProperties& Device::properties() const
@@ -41,6 +46,19 @@ std::uint32_t Device::index() const
 std::string Device::selector() const
 {
     return backend() + ":" + std::to_string(index());
+}
+
+PeerRoute Device::peer_route(const Device& from) const
+{
+    const detail::DeviceState& to = detail::live(state_, "Device::peer_route", "Device");
+    const detail::DeviceState& source = detail::live(from.state_, "Device::peer_route", "Device");
+    if (source.backend->name() != to.backend->name()) {
+        detail::fail<InvalidArgument>(to.backend->name(), "Device::peer_route",
+                                      "no route between " + from.selector() + " (" + source.properties.name + ") and " +
+                                          selector() + " (" + to.properties.name +
+                                          "): they belong to different backends (copy through host memory)");
+    }
+    return detail::peer_access(source, to) ? PeerRoute::direct : PeerRoute::staged;
 }
 
 Queue Device::create_queue() const

@@ -76,8 +76,21 @@ RawBuffer HostBuffer::device_buffer() const
 
 namespace detail {
 
+void BufferState::add_foreign_copy(std::shared_ptr<const EventState> done) const
+{
+    const std::lock_guard lock(foreign_mutex_);
+    std::erase_if(foreign_copies_, [](const std::shared_ptr<const EventState>& event) {
+        int complete = 0;
+        return event->device->api().event_query(event->handle, &complete) == DUET_SUCCESS && complete != 0;
+    });
+    foreign_copies_.push_back(std::move(done));
+}
+
 BufferState::~BufferState()
 {
+    for (const auto& event : foreign_copies_) {
+        event->device->api().event_wait(event->handle);
+    }
     if (handle != nullptr) {
         device->api().buffer_release(handle);
     }

@@ -52,27 +52,60 @@ std::size_t multiply(const detail::QueueState& queue, const char* call, std::siz
     return product;
 }
 
+/// "opencl:1 (pthread-cpu)": a device as messages name it.
+std::string device_text(const detail::DeviceState& device)
+{
+    return device.backend->name() + ":" + std::to_string(device.index) + " (" + device.properties.name + ")";
+}
+
 void check_same_device(const detail::QueueState& queue, const std::shared_ptr<const detail::DeviceState>& device,
                        const char* call, const char* what)
 {
     if (device != queue.device) {
-        const auto& other = device->properties;
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
-                                      std::string(what) + " belongs to " + device->backend->name() + ":" +
-                                          std::to_string(device->index) + " (" + other.name + "), the queue to " +
-                                          queue.device->backend->name() + ":" + std::to_string(queue.device->index) +
-                                          " (" + queue.device->properties.name + ")");
+                                      std::string(what) + " belongs to " + device_text(*device) + ", the queue to " +
+                                          device_text(*queue.device));
     }
+}
+
+/// What a queue reaches on another device (a buffer to copy, an event to wait for) must be of its
+/// backend, which must know ABI 3.2, where queue_wait took events of other devices.
+void check_same_backend(const detail::QueueState& queue, const detail::DeviceState& device, const char* call,
+                        const char* what)
+{
+    const std::string& backend = queue.device->backend->name();
+    if (device.backend->name() != backend) {
+        detail::fail<InvalidArgument>(backend, call,
+                                      std::string(what) + " belongs to " + device_text(device) + " of the " +
+                                          device.backend->name() + " backend, the queue to " +
+                                          device_text(*queue.device) + " of the " + backend +
+                                          " backend: a queue reaches other devices of its own backend only (go "
+                                          "through host memory)");
+    }
+    const auto& api = queue.device->api();
+    if (api.abi_minor < 2) {
+        detail::fail<Unsupported>(backend, call,
+                                  "the " + backend + " backend was built for ABI " + std::to_string(api.abi_major) +
+                                      "." + std::to_string(api.abi_minor) +
+                                      "; copies and waits between devices need ABI 3.2 or newer");
+    }
+}
+
+const detail::BufferState& non_empty(const detail::QueueState& queue, const RawBuffer& buffer, const char* call,
+                                     const char* what)
+{
+    if (!buffer) {
+        detail::fail<InvalidArgument>(queue.device->backend->name(), call, std::string(what) + " is an empty buffer");
+    }
+    return *buffer.state();
 }
 
 const detail::BufferState& checked_buffer(const detail::QueueState& queue, const RawBuffer& buffer, const char* call,
                                           const char* what)
 {
-    if (!buffer) {
-        detail::fail<InvalidArgument>(queue.device->backend->name(), call, std::string(what) + " is an empty buffer");
-    }
-    check_same_device(queue, buffer.state()->device, call, what);
-    return *buffer.state();
+    const detail::BufferState& state = non_empty(queue, buffer, call, what);
+    check_same_device(queue, state.device, call, what);
+    return state;
 }
 
 void check_range(const detail::QueueState& queue, const detail::BufferState& buffer, std::size_t offset,
@@ -505,6 +538,50 @@ struct RecordingScope {
     }
 };
 
+/// A copy between the queue's device and another of its backend (Queue::copy_bytes).
+void copy_between_devices(const detail::QueueState& queue, const detail::BufferState& to, std::size_t dst_offset,
+                          const detail::BufferState& from, std::size_t src_offset, std::size_t bytes,
+                          std::optional<PeerRoute> route)
+{
+    constexpr const char* call = "Queue::copy";
+    const std::string& backend = queue.device->backend->name();
+    check_same_backend(queue, *to.device, call, "the destination");
+    check_same_backend(queue, *from.device, call, "the source");
+    if (to.device != queue.device && from.device != queue.device) {
+        detail::fail<InvalidArgument>(backend, call,
+                                      "neither buffer is on the queue's device: the destination is on " +
+                                          device_text(*to.device) + ", the source on " + device_text(*from.device) +
+                                          ", the queue on " + device_text(*queue.device));
+    }
+    check_range(queue, to, dst_offset, bytes, call, "destination");
+    check_range(queue, from, src_offset, bytes, call, "source");
+    const Gate gate = refuse_while_recording(
+        queue, call, "a recorded sequence cannot copy between devices (copy before or after recording)");
+    const detail::BufferState& foreign = to.device == queue.device ? from : to;
+    const bool reachable = detail::peer_access(*foreign.device, *queue.device);
+    if (route == PeerRoute::direct && !reachable) {
+        detail::fail<Unsupported>(backend, call,
+                                  "no direct route between " + device_text(*foreign.device) + " and " +
+                                      device_text(*queue.device) +
+                                      ": the queue's device cannot access the other's memory (the backend reports no "
+                                      "peer access); copy by PeerRoute::staged, or let duet choose");
+    }
+    if (bytes == 0) {
+        return;
+    }
+    const auto& api = queue.device->api();
+    if (route.value_or(reachable ? PeerRoute::direct : PeerRoute::staged) == PeerRoute::direct) {
+        queue.device->check(queue.device->backend->require(api.queue_copy_peer, "direct copies between devices")(
+            queue.handle, to.handle, dst_offset, from.handle, src_offset, bytes));
+    } else {
+        detail::copy_staged(queue, to, dst_offset, from, src_offset, bytes);
+    }
+    auto done = std::make_shared<detail::EventState>();
+    done->device = queue.device;
+    queue.device->check(api.queue_record(queue.handle, &done->handle));
+    foreign.add_foreign_copy(std::move(done));
+}
+
 } // namespace
 
 Device Queue::device() const
@@ -555,12 +632,21 @@ void Queue::read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, 
 }
 
 void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBuffer& src, std::size_t src_offset,
-                       std::size_t bytes)
+                       std::size_t bytes, std::optional<PeerRoute> route)
 {
     const detail::QueueState& state = detail::live(state_, "Queue::copy", "Queue");
     constexpr const char* call = "Queue::copy";
-    const auto& to = checked_buffer(state, dst, call, "destination");
-    const auto& from = checked_buffer(state, src, call, "source");
+    const auto& to = non_empty(state, dst, call, "destination");
+    const auto& from = non_empty(state, src, call, "source");
+    if (to.device != state.device || from.device != state.device) {
+        copy_between_devices(state, to, dst_offset, from, src_offset, bytes, route);
+        return;
+    }
+    if (route == PeerRoute::staged) {
+        detail::fail<InvalidArgument>(state.device->backend->name(), call,
+                                      "a staged route is for copies between two devices; both buffers are on " +
+                                          device_text(*state.device));
+    }
     check_range(state, to, dst_offset, bytes, call, "destination");
     check_range(state, from, src_offset, bytes, call, "source");
     if (&to == &from && dst_offset < src_offset + bytes && src_offset < dst_offset + bytes) {
@@ -713,7 +799,9 @@ void Queue::wait(const Event& event)
     const detail::QueueState& state = detail::live(state_, "Queue::wait", "Queue");
     const Gate gate = refuse_while_recording(state, "Queue::wait", synchronises);
     const auto& waited = detail::live(event.state(), "Queue::wait", "Event");
-    check_same_device(state, waited.device, "Queue::wait", "the event");
+    if (waited.device != state.device) {
+        check_same_backend(state, *waited.device, "Queue::wait", "the event");
+    }
     state.device->check(state.device->api().queue_wait(state.handle, waited.handle));
 }
 

@@ -91,6 +91,8 @@ struct BuiltProgram {
 };
 
 struct QueueState;
+struct EventState;
+struct StagingRoute;
 
 struct DeviceState {
     std::shared_ptr<const Backend> backend;
@@ -121,11 +123,18 @@ struct DeviceState {
     void charge(std::size_t bytes, const char* call) const;
     void refund(std::size_t bytes) const noexcept;
 
+    /// The staging queue and pinned chunks of staged copies from this device to `to`, made on
+    /// first use and kept while this device lives (peer_copy.cpp).
+    StagingRoute& staging_route(const DeviceState& to) const;
+
 private:
     mutable std::mutex queues_mutex_;
     mutable std::vector<const QueueState*> queues_;
     mutable std::mutex memory_mutex_;
     mutable std::uint64_t bytes_in_use_ = 0; ///< of the device's live duet buffers
+    mutable std::mutex routes_mutex_;
+    /// By the destination's handle, which lives as long as its backend; last, so destroyed first.
+    mutable std::map<duet_device, std::shared_ptr<StagingRoute>> routes_;
 };
 
 struct BufferState {
@@ -134,7 +143,16 @@ struct BufferState {
     std::size_t bytes = 0;
     std::size_t charged = 0;             ///< bytes counted against the device's memory, refunded on release
     std::shared_ptr<const void> aliased; ///< host memory a device view aliases, kept alive by it
+
+    /// Marks a copy that a queue of another device issued on this buffer, `done` recorded after
+    /// it: releasing the buffer waits for it, since freeing memory waits only for the work of its
+    /// own device. Marks already passed are dropped here.
+    void add_foreign_copy(std::shared_ptr<const EventState> done) const;
     ~BufferState();
+
+private:
+    mutable std::mutex foreign_mutex_;
+    mutable std::vector<std::shared_ptr<const EventState>> foreign_copies_;
 };
 
 /// One copy, fill or launch as the core's plain replay keeps it: it issues itself on a queue.
@@ -172,6 +190,16 @@ struct EventState {
     duet_event handle = nullptr;
     ~EventState();
 };
+
+/// Whether `to` can access `from`'s memory directly (the backend's device_peer_access); a device
+/// reaches its own.
+bool peer_access(const DeviceState& from, const DeviceState& to);
+
+/// Enqueues a copy of `bytes` from `src` to `dst`, buffers of two devices, one of them the queue's,
+/// through pinned host memory in chunks (peer_copy.cpp). Arguments are checked; nothing waits on
+/// the host.
+void copy_staged(const QueueState& queue, const BufferState& dst, std::size_t dst_offset, const BufferState& src,
+                 std::size_t src_offset, std::size_t bytes);
 
 struct ProgramState {
     std::shared_ptr<const DeviceState> device;

@@ -3,6 +3,7 @@
 #include <duet/workload/communicator.hpp>
 
 #include <duet/detail/saturating.hpp>
+#include <duet/detail/text.hpp>
 #include <duet/error.hpp>
 
 
@@ -81,8 +82,7 @@ void check_inside(const std::string& backend, const std::string& call, const std
         throw InvalidArgument(backend, call,
                               what + " (elements " + std::to_string(first) + " to " + std::to_string(first) + " + " +
                                   std::to_string(count) + " of " + std::string(to_string(type)) + ") ends at byte " +
-                                  std::to_string(range.end) + ", past the buffer's " + std::to_string(buffer.bytes()) +
-                                  " bytes");
+                                  std::to_string(range.end) + ", past the buffer's " + detail::bytes_text(buffer.bytes()));
     }
 }
 
@@ -126,7 +126,7 @@ ExchangeRecord Communicator::all_gather(Queue& queue, const RawBuffer& buffer, s
     if (counts.size() != static_cast<std::size_t>(size())) {
         throw InvalidArgument(backend, call,
                               std::to_string(counts.size()) + " counts for " + std::to_string(size()) +
-                                  " ranks: one count per rank");
+                                  (size() == 1 ? " rank" : " ranks") + ": one count per rank");
     }
     std::uint64_t total = 0;
     for (const std::size_t count : counts) {

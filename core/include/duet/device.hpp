@@ -30,6 +30,15 @@ enum class DeviceType { other, gpu, cpu, accelerator };
 /// "gpu", "cpu", "accelerator", "other": also the words device selectors take.
 std::string_view to_string(DeviceType type);
 
+/// How a copy between two devices of one backend travels (Queue::copy_bytes).
+enum class PeerRoute {
+    direct, ///< one device reaches the other's memory: CUDA peer access (cuMemcpyPeerAsync)
+    staged  ///< through pinned host memory in chunks, the device-to-host and host-to-device legs overlapping
+};
+
+/// "direct", "staged"
+std::string_view to_string(PeerRoute route);
+
 /// deviceQuery and clinfo under one set of names. Zero means "not known on this backend".
 struct DeviceProperties {
     std::string name;
@@ -94,6 +103,12 @@ public:
     const std::string& backend() const;
     std::uint32_t index() const;  ///< position within its backend
     std::string selector() const; ///< "opencl:0", accepted by Registry::select and DUET_DEVICE
+
+    /// How a copy from `from`'s memory to this device goes when issued on this device's queue:
+    /// direct where this device can access `from`'s memory (cuDeviceCanAccessPeer; never on
+    /// OpenCL, whose devices each have a context of their own), else staged; direct for this
+    /// device itself. InvalidArgument for a device of another backend.
+    PeerRoute peer_route(const Device& from) const;
 
     /// An in-order queue (cl_command_queue with profiling / CUstream).
     Queue create_queue() const;

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
 
 #include <duet/buffer.hpp>
+#include <duet/device.hpp>
 #include <duet/event.hpp>
 #include <duet/host_memory.hpp>
 #include <duet/program.hpp>
@@ -95,9 +97,18 @@ public:
     void write_bytes(const RawBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes);
     /// clEnqueueReadBuffer / cuMemcpyDtoHAsync
     void read_bytes(void* dst, const RawBuffer& src, std::size_t src_offset, std::size_t bytes);
-    /// clEnqueueCopyBuffer / cuMemcpyDtoDAsync
+    /// clEnqueueCopyBuffer / cuMemcpyDtoDAsync. The two buffers may be on two devices of this
+    /// queue's backend, one of them the queue's (a peer copy). It then travels by `route`, or where
+    /// none is given directly if the queue's device can access the other's memory (Device::peer_route;
+    /// cuMemcpyPeerAsync, peer access enabled on first use), else staged through pinned host memory
+    /// in chunks whose two legs overlap, ordered on the devices by events alone. Either way it
+    /// returns at once and is ordered after this queue's earlier work and before its later work;
+    /// the other device's earlier work is the caller's to order (record an event on its queue and
+    /// wait() for it here). Not inside a recorded sequence. InvalidArgument for a buffer of another
+    /// backend, neither buffer on the queue's device, or a staged route within one device;
+    /// Unsupported for a direct route the pair lacks.
     void copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBuffer& src, std::size_t src_offset,
-                    std::size_t bytes);
+                    std::size_t bytes, std::optional<PeerRoute> route = std::nullopt);
     /// clEnqueueFillBuffer / cuMemsetD{8,16,32}Async; offset and size are multiples of the pattern.
     void fill_bytes(const RawBuffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                     std::size_t pattern_size);
@@ -134,17 +145,19 @@ public:
     {
         read(dst, BufferView<T>(src));
     }
-    template <class T> void copy(const BufferView<T>& dst, const BufferView<T>& src)
+    template <class T>
+    void copy(const BufferView<T>& dst, const BufferView<T>& src, std::optional<PeerRoute> route = std::nullopt)
     {
         constexpr const char* call = "Queue::copy";
         check_count(dst.count, src.count);
         copy_bytes(dst.buffer, checked_product(dst.offset, sizeof(T), call, "destination offset in bytes"), src.buffer,
                    checked_product(src.offset, sizeof(T), call, "source offset in bytes"),
-                   checked_product(src.count, sizeof(T), call, "size in bytes"));
+                   checked_product(src.count, sizeof(T), call, "size in bytes"), route);
     }
-    template <class T> void copy(const Buffer<T>& dst, const Buffer<T>& src)
+    template <class T>
+    void copy(const Buffer<T>& dst, const Buffer<T>& src, std::optional<PeerRoute> route = std::nullopt)
     {
-        copy(BufferView<T>(dst), BufferView<T>(src));
+        copy(BufferView<T>(dst), BufferView<T>(src), route);
     }
     template <class T> void fill(const BufferView<T>& dst, const std::type_identity_t<T>& value)
     {
@@ -188,7 +201,9 @@ public:
     /// clEnqueueMarkerWithWaitList / cuEventRecord
     Event record();
     /// Later work on this queue waits for `event`, which may come from another queue of the
-    /// same device (clEnqueueBarrierWithWaitList / cuStreamWaitEvent).
+    /// same device or of another device of the same backend (clEnqueueBarrierWithWaitList /
+    /// cuStreamWaitEvent; OpenCL waits across contexts through a user event the foreign event's
+    /// completion sets). InvalidArgument for an event of another backend.
     void wait(const Event& event);
     /// clFinish / cuStreamSynchronize
     void finish();

@@ -18,9 +18,10 @@ extern "C" {
  * 2.0: sized structs (the size field first), and the CUDA-only cache preference reached through
  * the extension slot rather than a slot of its own. 3.0: kernel_properties, with what sets a
  * kernel's largest block, in the place of kernel_limits. 3.1: recorded sequences (queue_begin_recording,
- * queue_end_recording, sequence_replay, sequence_release). */
+ * queue_end_recording, sequence_replay, sequence_release). 3.2: copies between devices of one backend
+ * (device_peer_access, queue_copy_peer), and queue_wait taking an event of another device. */
 #define DUET_ABI_MAJOR 3
-#define DUET_ABI_MINOR 1
+#define DUET_ABI_MINOR 2
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
 #define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
 
@@ -240,6 +241,8 @@ typedef enum duet_replay_method {
       (duet_queue queue, duet_kernel kernel, const duet_launch_range* range, const duet_kernel_arg* args,              \
        uint32_t arg_count))                                                                                            \
     X(queue_record, 1, (duet_queue queue, duet_event * event))                                                         \
+    /* The event may come from another device of the same backend (3.2): cuStreamWaitEvent takes one of */             \
+    /* another context; OpenCL waits on a user event of the queue's context that the foreign event completes. */       \
     X(queue_wait, 1, (duet_queue queue, duet_event event))                                                             \
     X(queue_native, 0, (duet_queue queue, void** native))                                                              \
                                                                                                                        \
@@ -288,7 +291,17 @@ typedef enum duet_replay_method {
     X(queue_end_recording, 0, (duet_queue queue, duet_sequence * sequence))                                            \
     /* Runs the sequence on a queue of the device it was recorded on, ordered like any enqueue. */                     \
     X(sequence_replay, 0, (duet_sequence sequence, duet_queue queue))                                                  \
-    X(sequence_release, 0, (duet_sequence sequence))
+    X(sequence_release, 0, (duet_sequence sequence))                                                                   \
+                                                                                                                       \
+    /* Copies between devices (3.2). *possible is whether `to` can read and write `from`'s memory */                   \
+    /* directly (cuDeviceCanAccessPeer(to, from)): what a copy from `from` to `to` issued on a queue of `to` */        \
+    /* needs; one issued on a queue of `from` needs the reverse pair. A NULL slot means no direct route. */            \
+    X(device_peer_access, 0, (duet_device from, duet_device to, int* possible))                                        \
+    /* One of dst and src is on the queue's device, the other on another device of this backend; the queue's */        \
+    /* device accesses the other's memory directly (peer access, enabled on first use), ordered like any */            \
+    /* enqueue on the queue. DUET_ERROR_UNSUPPORTED, with the reason, where it cannot. */                              \
+    X(queue_copy_peer, 0,                                                                                              \
+      (duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src, size_t src_offset, size_t bytes))
 
 /* The function table: a header the core checks, then the slots of DUET_BACKEND_SLOTS in order. */
 typedef struct duet_backend_v1 {
