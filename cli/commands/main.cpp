@@ -325,16 +325,21 @@ int main(int argc, char** argv)
         return exit_wrong;
     }
     set_ranks(ranks.get());
+    // The other ranks' tables, notes and verdicts are rank 0's over again; what ends a rank alone
+    // (abort_ranks) is printed through stdio and still shows.
     Discard discard;
     std::streambuf* const standard_output = std::cout.rdbuf();
+    std::streambuf* const standard_error = std::cerr.rdbuf();
     if (!reporting()) {
         std::cout.rdbuf(&discard);
+        std::cerr.rdbuf(&discard);
     }
     int code = run_command_line(argc, argv, ranks.get());
     if (ranks) {
         code = agree_exit_code(*ranks, code);
     }
     std::cout.rdbuf(standard_output);
+    std::cerr.rdbuf(standard_error);
     set_ranks(nullptr);
     return code;
 }

@@ -53,8 +53,15 @@ int run_process(const std::vector<std::string>& command)
         argv.push_back(const_cast<char*>(word.c_str()));
     }
     argv.push_back(nullptr);
+    // The runs' own tables go to standard error: standard output is the scaling table's, or the
+    // JSON's or the report's where one of them takes it.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
     pid_t child = 0;
-    if (const int error = posix_spawnp(&child, argv[0], nullptr, nullptr, argv.data(), environ); error != 0) {
+    const int error = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error != 0) {
         throw UsageError("cannot start " + command[0] + ": " + std::strerror(error) +
                          " (duet scale runs Open MPI's mpirun: scripts/install-deps installs it)");
     }
@@ -215,7 +222,7 @@ int scale_command(const Arguments& arguments)
                 command.push_back("--" + std::string(option) + "=" + *value);
             }
         }
-        std::cout << "== " << ranks << (ranks == 1 ? " rank" : " ranks") << "\n" << std::flush;
+        std::cerr << "== " << ranks << (ranks == 1 ? " rank" : " ranks") << "\n" << std::flush;
         const int status = run_process(command);
         std::ifstream file(json_path);
         if (!file) {

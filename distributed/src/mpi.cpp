@@ -516,6 +516,15 @@ double MpiCommunicator::max_over_ranks(double value)
     return result;
 }
 
+void MpiCommunicator::abort(const std::string& message)
+{
+    const State& s = *state_;
+    std::fprintf(stderr, "duet: rank %d of %d (%s): %s\n", s.rank, s.size, s.device.selector().c_str(), message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort(); // MPI_Abort does not return; should a library's return anyway, this process still ends.
+}
+
 double MpiCommunicator::sum_over_ranks(double value)
 {
     double result = 0;

@@ -60,12 +60,6 @@ Spec spec()
         return [launcher, steps, alpha](Queue& queue, DeviceBuffers& buffers) {
             const Part& part = buffers.part("grid");
             Communicator& ranks = buffers.communicator();
-            if (part.rows == 0) {
-                throw InvalidArgument(queue.device().backend(), "heat",
-                                      std::to_string(part.total_rows) + " rows over " + std::to_string(ranks.size()) +
-                                          " ranks leave rank " + std::to_string(ranks.rank()) +
-                                          " none: at least one row a rank");
-            }
             const Block block{part.row, part.rows, part.halo_low, part.first_row, part.total_rows};
             // The first owned row goes down to the lower neighbour's high halo, the last up to the upper's.
             const Communicator::Halo halo{.send_low = part.halo_low * part.row,

@@ -76,12 +76,6 @@ Spec spec()
         Prepared prepared = [reduction, op = operation(settings)](Queue& queue, const DeviceBuffers& buffers) {
             const Part& part = buffers.part("in");
             Communicator& ranks = buffers.communicator();
-            if (part.rows == 0) {
-                throw InvalidArgument(queue.device().backend(), "reduce",
-                                      "n = " + std::to_string(part.total_rows) + " over " +
-                                          std::to_string(ranks.size()) + " ranks leaves rank " +
-                                          std::to_string(ranks.rank()) + " no element: at least one a rank");
-            }
             reduction->enqueue(queue, buffers.get("in"), part.rows, buffers.get("result"));
             if (ranks.size() > 1) {
                 ranks.all_reduce(queue, buffers.get("result").raw(), 0, 1, ElementType::f32,

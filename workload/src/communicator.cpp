@@ -187,6 +187,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return {text}; }
     double max_over_ranks(double value) override { return value; }
     double sum_over_ranks(double value) override { return value; }
+    [[noreturn]] void abort(const std::string& message) override { throw Error("duet", "one_rank", message); }
 
 protected:
     // One rank already holds the reduction, the gathered block and no halo from anyone.

@@ -77,6 +77,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return ranks_->gather_text(text); }
     double max_over_ranks(double value) override { return ranks_->max_over_ranks(value); }
     double sum_over_ranks(double value) override { return ranks_->sum_over_ranks(value); }
+    [[noreturn]] void abort(const std::string& message) override { ranks_->abort(message); }
 
     /// The pass's exchanges, in order.
     std::vector<ExchangeRecord> records;
@@ -1040,6 +1041,14 @@ private:
                        std::to_string(array.global) + " elements are not a whole number of");
             }
             array.part = block_of(array.global / row, row, buffer.split->halo, ranks_.rank(), ranks_.size());
+            if (array.part.rows == 0) {
+                // Every rank runs the same kernels on its block: one without rows has nothing to run.
+                throw Unsupported("duet", "workload::Spec",
+                                  "'" + buffer.name + "' has " + std::to_string(array.part.total_rows) + " row(s) of " +
+                                      std::to_string(row) + " elements over " + std::to_string(ranks_.size()) +
+                                      " ranks: rank " + std::to_string(ranks_.rank()) +
+                                      " would own none (a distributed run takes a row a rank at least)");
+            }
             array.size = array.part.local_rows() * row;
             array.source_offset = (array.part.first_row - array.part.halo_low) * row;
             array.owned_offset = array.part.halo_low * row;
@@ -1471,6 +1480,13 @@ Measurement SpecWorkload::run(const RunRequest& request) const
             spacer.emplace(request.device);
             runner.emplace(spec_, request, *prepared, *spacer);
         });
+        // Past the agreement every rank is in the passes' exchanges: one that fails alone ends them all.
+        try {
+            return run(request, *prepared, *runner);
+        } catch (const std::exception& error) {
+            ranks.abort(spec_.info.name + "/" + request.variant + " failed on " + request.device.selector() + ": " +
+                        error.what());
+        }
     }
     return run(request, *prepared, *runner);
 }
