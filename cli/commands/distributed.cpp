@@ -71,8 +71,9 @@ public:
             communicator = device == mine ? made.get() : communicator;
         }
         if (communicator == nullptr) {
-            communicator = communicators_.emplace_back(mine, std::make_unique<distributed::MpiCommunicator>(world_, mine))
-                               .second.get();
+            communicator =
+                communicators_.emplace_back(mine, std::make_unique<distributed::MpiCommunicator>(world_, mine))
+                    .second.get();
             workload::set_communicator(mine, communicator);
         }
         // Rank 0 names every rank's device: "cuda:0+1" where they share a backend, as they do.

@@ -104,7 +104,8 @@ double extra_phase_ms(const json::Value& run, const std::string& name)
 
 void print_scaling(const Scaling& scaling)
 {
-    std::cout << "\n" << scaling.workload << ": "
+    std::cout << "\n"
+              << scaling.workload << ": "
               << (scaling.weak.empty() ? "strong scaling (the same problem on every rank count)"
                                        : "weak scaling (" + scaling.weak + " grows with the ranks)")
               << "\n";
@@ -139,7 +140,9 @@ void print_scaling(const Scaling& scaling)
 json::Value scaling_json(const Scaling& scaling)
 {
     json::Array points;
-    const auto optional = [](const std::optional<double>& value) { return value ? json::Value(*value) : json::Value(); };
+    const auto optional = [](const std::optional<double>& value) {
+        return value ? json::Value(*value) : json::Value();
+    };
     for (const auto& p : scaling.points) {
         points.push_back(json::Object{{"api", p.api},
                                       {"variant", p.variant},

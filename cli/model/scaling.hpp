@@ -9,17 +9,17 @@
 namespace duet::cli {
 
 struct ScalePoint {
-    std::string api;     ///< "CUDA", "OpenCL (NVIDIA)"
+    std::string api; ///< "CUDA", "OpenCL (NVIDIA)"
     std::string variant;
     std::string devices; ///< every rank's device, "cuda:0+1"
     int ranks = 1;
     std::string status; ///< the compare run's: "ok", "wrong", "unsupported", "failed"
     std::string reason;
-    std::string settings; ///< the workload's settings at this rank count (weak scaling grows one)
-    double time_ms = 0;          ///< the timed loop: kernels and communication, the slowest rank's medians
-    double communication_ms = 0; ///< of which exchanges between ranks
-    std::optional<double> speedup;    ///< strong: one rank's time over this; none for weak scaling
-    std::optional<double> efficiency; ///< strong: speedup / ranks; weak: one rank's time over this
+    std::string settings;                   ///< the workload's settings at this rank count (weak scaling grows one)
+    double time_ms = 0;                     ///< the timed loop: kernels and communication, the slowest rank's medians
+    double communication_ms = 0;            ///< of which exchanges between ranks
+    std::optional<double> speedup;          ///< strong: one rank's time over this; none for weak scaling
+    std::optional<double> efficiency;       ///< strong: speedup / ranks; weak: one rank's time over this
     std::optional<double> opencl_over_cuda; ///< OpenCL's time over CUDA's at this rank count and variant
 
     double communication_share() const { return time_ms > 0 ? communication_ms / time_ms : 0; }

@@ -647,8 +647,9 @@ std::string scale_report(const Scaling& scaling)
     std::ostringstream out;
     const bool weak = !scaling.weak.empty();
     out << page_start("duet scale: " + scaling.workload);
-    out << "<p>" << (weak ? "Weak scaling: " + escape(scaling.weak) + " grows with the ranks."
-                          : std::string("Strong scaling: the same problem on every rank count."))
+    out << "<p>"
+        << (weak ? "Weak scaling: " + escape(scaling.weak) + " grows with the ranks."
+                 : std::string("Strong scaling: the same problem on every rank count."))
         << " Time: the kernels and the exchanges of one pass, medians of the slowest rank's; each rank count one "
            "<code>duet compare</code> under mpirun.</p>\n";
     if (!scaling.problems.empty()) {

@@ -83,7 +83,9 @@ Spec spec()
     };
     spec.extra_host_bytes = [](const Settings& settings) { return points(settings) * sizeof(float); };
     // Each step reads and writes every point once; the neighbours' reads are served by the cache.
-    spec.work = [](const Settings& settings) { return 2.0 * points(settings) * sizeof(float) * count(settings, "steps"); };
+    spec.work = [](const Settings& settings) {
+        return 2.0 * points(settings) * sizeof(float) * count(settings, "steps");
+    };
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) {
         return Tolerance{2 * FLT_EPSILON, "every device and the reference do the same operations in the same order, "

@@ -87,9 +87,10 @@ Spec spec()
             const int ranks = finish.buffers.communicator().size();
             if (op == Operation::sum && ranks > 1) {
                 const std::size_t depth = rounding_depth(n) + static_cast<std::size_t>(ranks - 1);
-                finish.widen(gamma<float>(depth), "inputs of one sign: k·u/(1 - k·u) of the sum, k = " +
-                                                      std::to_string(depth) + " roundings: each rank's longest path, "
-                                                      "then the ranks' results added one by one");
+                finish.widen(gamma<float>(depth),
+                             "inputs of one sign: k·u/(1 - k·u) of the sum, k = " + std::to_string(depth) +
+                                 " roundings: each rank's longest path, "
+                                 "then the ranks' results added one by one");
             }
         };
         return prepared;

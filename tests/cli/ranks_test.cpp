@@ -18,9 +18,8 @@ namespace {
 /// Open MPI refuses root unless told; each rank takes one of PoCL's two CPU devices.
 EnvChanges two_pocl_devices()
 {
-    return {{"POCL_DEVICES", "pthread pthread"},
-            {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
-            {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+    return {
+        {"POCL_DEVICES", "pthread pthread"}, {"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
 }
 
 class Ranks : public ::testing::Test {
@@ -55,9 +54,12 @@ protected:
 #endif
     }
 
-    std::filesystem::path scratch = std::filesystem::temp_directory_path() /
-                                    ("duet-ranks-test-" + std::to_string(::getpid()));
-    void TearDown() override { std::filesystem::remove_all(scratch); }
+    std::filesystem::path scratch =
+        std::filesystem::temp_directory_path() / ("duet-ranks-test-" + std::to_string(::getpid()));
+    void TearDown() override
+    {
+        std::filesystem::remove_all(scratch);
+    }
     std::string file(const std::string& name)
     {
         std::filesystem::create_directories(scratch);
@@ -80,7 +82,8 @@ TEST_F(Ranks, CompareOfHeatOnTwoRanksSplitsTheGridAndMatchesTheReferenceBitForBi
     EXPECT_EQ(runs[0]["max_error"].number(), 0);
     EXPECT_GT(runs[0]["extra_phases"]["communication"].number(), 0) << "two ranks exchange halos every step";
     std::size_t tables = 0;
-    for (std::size_t at = run.out.find("heat  rows="); at != std::string::npos; at = run.out.find("heat  rows=", at + 1)) {
+    for (std::size_t at = run.out.find("heat  rows="); at != std::string::npos;
+         at = run.out.find("heat  rows=", at + 1)) {
         ++tables;
     }
     EXPECT_LE(tables, 1u) << "only rank 0 prints:\n" << run.out;

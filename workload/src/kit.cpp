@@ -133,7 +133,8 @@ void agree_to_run(Communicator& ranks, const RunRequest& request, const std::fun
         own = std::current_exception();
     }
     // What every rank says, on rank 0: its run, then "ok", "unsupported: ..." or "failed: ...".
-    const auto said = ranks.gather_text(key + "\n" + (own ? (unsupported ? "unsupported: " : "failed: ") + failure : "ok"));
+    const auto said =
+        ranks.gather_text(key + "\n" + (own ? (unsupported ? "unsupported: " : "failed: ") + failure : "ok"));
     std::string problems;
     bool all_unsupported = true;
     for (std::size_t r = 0; r < said.size(); ++r) {
@@ -733,8 +734,8 @@ public:
         }
         return with_element_type(local.type(), [&]<class T>(std::type_identity<T>) -> Values {
             const auto& mine = local.as<T>();
-            const auto blobs = ranks_.gather_text(
-                std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)));
+            const auto blobs =
+                ranks_.gather_text(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)));
             if (ranks_.rank() != 0) {
                 return local;
             }

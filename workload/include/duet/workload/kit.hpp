@@ -70,11 +70,11 @@ struct Split {
 /// One rank's part of an array, as the launch step sizes its work and exchanges by it: a split
 /// array's block, or for one every rank holds whole, a single row of the whole array.
 struct Part {
-    std::size_t row = 0;       ///< elements a row
-    std::size_t first_row = 0; ///< the first row this rank owns, in the whole array
-    std::size_t rows = 0;      ///< rows it owns
-    std::size_t halo_low = 0;  ///< rows before them in its buffer, a neighbour's
-    std::size_t halo_high = 0; ///< rows after them
+    std::size_t row = 0;        ///< elements a row
+    std::size_t first_row = 0;  ///< the first row this rank owns, in the whole array
+    std::size_t rows = 0;       ///< rows it owns
+    std::size_t halo_low = 0;   ///< rows before them in its buffer, a neighbour's
+    std::size_t halo_high = 0;  ///< rows after them
     std::size_t total_rows = 0; ///< of the whole array
     /// Rows in this rank's buffer: halos and owned rows.
     std::size_t local_rows() const { return halo_low + rows + halo_high; }
