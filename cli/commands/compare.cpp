@@ -4,6 +4,7 @@
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/devices.hpp"
+#include "model/ranks.hpp"
 #include "model/runs.hpp"
 #include "model/workloads.hpp"
 #include "render/csv.hpp"
@@ -128,9 +129,18 @@ void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Devic
                                 comparison.timing});
             }
             std::optional<std::string> apart;
-            for (auto& run : workload::execute_in_turns(
-                     jobs, true, [&](const Job& job) { progress.start(job_name(job)); }, &apart)) {
-                comparison.runs.push_back(std::move(run));
+            if (ranks() != nullptr) {
+                // Under mpirun the devices run one after another: each run's exchanges and agreements
+                // are collectives that every rank must reach in the same order, one thread at a time.
+                for (const auto& job : jobs) {
+                    progress.start(job_name(job));
+                    comparison.runs.push_back(workload::execute(job, true));
+                }
+            } else {
+                for (auto& run : workload::execute_in_turns(
+                         jobs, true, [&](const Job& job) { progress.start(job_name(job)); }, &apart)) {
+                    comparison.runs.push_back(std::move(run));
+                }
             }
             if (apart) {
                 comparison.apart.push_back(plan.info.name + "/" + variant + ": " + *apart);
@@ -159,7 +169,7 @@ int compare_command(const Arguments& arguments)
     Comparison comparison;
     comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
     comparison.timing = timing_from(arguments);
-    comparison.in_turns = devices.size() > 1;
+    comparison.in_turns = devices.size() > 1 && ranks() == nullptr;
     auto outputs = Outputs::open(arguments);
     if (name == "all") {
         add_unloaded_plugins(comparison.verdict); // a workload that did not load is one `all` did not compare

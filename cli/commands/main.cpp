@@ -2,6 +2,7 @@
 // a message and an exit code (0 all agreed, 1 something wrong, 2 cannot be done as asked).
 #include "commands/cache.hpp"
 #include "commands/commands.hpp"
+#include "commands/distributed.hpp"
 #include "model/environment.hpp"
 #include "model/sweep.hpp"
 #include "model/workloads.hpp"
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
+#include <streambuf>
 
 namespace duet::cli {
 
@@ -141,6 +144,31 @@ const std::vector<Command>& commands()
                       csv_option,
                       report_option}},
          bench_command},
+        {{.name = "scale",
+          .arguments = "<workload>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "strong or weak scaling over MPI ranks, per API",
+          .summary =
+              "Runs `duet compare <workload>` under mpirun at each rank count of --ranks (each rank on a device\n"
+              "of its own: rank r takes the r-th device of the selected one's backend and platform), then\n"
+              "prints each API's time per pass (kernels and exchanges, the slowest rank's medians), the\n"
+              "exchanges' share of it, the speedup and efficiency against one rank and OpenCL's time over\n"
+              "CUDA's at each rank count. With --weak P, parameter P grows with the ranks (weak scaling).\n"
+              "More ranks on a node than devices is refused with both counts, unless --oversubscribe.\n"
+              "Exit code 1 when a rank count failed or a run did not agree.",
+          .options = {{"ranks", Kind::repeated, "N,...", "the rank counts (default 1,2)"},
+                      {"weak", Kind::value, "PARAM", "an integer parameter multiplied by the rank count"},
+                      {"oversubscribe", Kind::flag, "", "let ranks share devices (and mpirun more ranks than cores)"},
+                      set_option,
+                      devices_option,
+                      variants_option,
+                      seed_option,
+                      warmup_option,
+                      repeats_option,
+                      json_option,
+                      report_option}},
+         scale_command},
         {{.name = "test",
           .arguments = "<workload|all>",
           .min_arguments = 1,
@@ -242,28 +270,77 @@ int main(const std::vector<std::string>& args)
 
 } // namespace duet::cli
 
-int main(int argc, char** argv)
+namespace {
+
+/// Where the other ranks' standard output goes under mpirun: rank 0 alone prints.
+class Discard final : public std::streambuf {
+protected:
+    int overflow(int c) override { return c; }
+    std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+/// The command's exit code, its errors printed as "duet: ..." (naming the rank under mpirun).
+int run_command_line(int argc, char** argv, duet::cli::Ranks* ranks)
 {
     using namespace duet::cli;
-    // Manifests on the plugin path are workloads, found by name as plugins are.
-    duet::register_workload_loader(duet::workload::manifest_loader());
+    const std::string who = ranks != nullptr ? "duet (rank " + std::to_string(ranks->rank()) + "): " : "duet: ";
+    const auto fail = [&](int code, const std::string& message) {
+        // A rank that fails alone would leave the others waiting in an exchange: end them all.
+        if (ranks != nullptr && ranks->size() > 1) {
+            abort_ranks(*ranks, code, message);
+        }
+        std::cerr << who << message << "\n";
+        return code;
+    };
     try {
         const int code = duet::cli::main(std::vector<std::string>(argv + 1, argv + argc));
         // A table lost to a full disk is as lost as a file: say so, and do not exit 0.
         std::cout.flush();
         if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
-            std::cerr << "duet: cannot write standard output: " << std::strerror(errno) << "\n";
+            std::cerr << who << "cannot write standard output: " << std::strerror(errno) << "\n";
             return exit_wrong;
         }
         return code;
     } catch (const UsageError& error) {
-        std::cerr << "duet: " << error.what() << "\n";
-        return exit_usage;
+        return fail(exit_usage, error.what());
     } catch (const duet::Error& error) {
-        std::cerr << "duet: " << error.what() << "\n";
-        return exit_wrong;
+        return fail(exit_wrong, error.what());
     } catch (const std::exception& error) {
-        std::cerr << "duet: " << error.what() << "\n";
+        return fail(exit_wrong, error.what());
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace duet::cli;
+    // Manifests on the plugin path are workloads, found by name as plugins are.
+    duet::register_workload_loader(duet::workload::manifest_loader());
+    // Under mpirun every rank runs the command on a device of its own; rank 0 reports.
+    std::unique_ptr<Ranks> ranks;
+    try {
+        ranks = start_ranks();
+    } catch (const std::exception& error) {
+        std::cerr << "duet: cannot start MPI: " << error.what() << "\n";
         return exit_wrong;
     }
+    set_ranks(ranks.get());
+    // The other ranks' tables, notes and verdicts are rank 0's over again; what ends a rank alone
+    // (abort_ranks) is printed through stdio and still shows.
+    Discard discard;
+    std::streambuf* const standard_output = std::cout.rdbuf();
+    std::streambuf* const standard_error = std::cerr.rdbuf();
+    if (!reporting()) {
+        std::cout.rdbuf(&discard);
+        std::cerr.rdbuf(&discard);
+    }
+    int code = run_command_line(argc, argv, ranks.get());
+    if (ranks) {
+        code = agree_exit_code(*ranks, code);
+    }
+    std::cout.rdbuf(standard_output);
+    std::cerr.rdbuf(standard_error);
+    set_ranks(nullptr);
+    return code;
 }

@@ -1,6 +1,7 @@
 // Opening output files up front, refusing two outputs that would overwrite each other, and
 // writes whose every failure is reported.
 #include "commands/output.hpp"
+#include "model/ranks.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -110,7 +111,8 @@ bool same_file(const Target& a, const Target& b)
 std::optional<Output> Output::from(const Arguments& arguments, std::string_view option)
 {
     const auto value = arguments.value(option);
-    if (!value) {
+    // Under mpirun rank 0 alone writes what the command reports.
+    if (!value || !reporting()) {
         return std::nullopt;
     }
     Output output;

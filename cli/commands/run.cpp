@@ -4,6 +4,7 @@
 #include "commands/output.hpp"
 #include "model/devices.hpp"
 #include "model/environment.hpp"
+#include "model/ranks.hpp"
 #include "model/runs.hpp"
 #include "model/workloads.hpp"
 #include "render/describe.hpp"
@@ -114,7 +115,10 @@ int run_command(const Arguments& arguments)
     }
     const auto variant = pick_variants(info, arguments.list("variant")).front();
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
-    const Device device = select_device(arguments.value("device").value_or(""));
+    Device device = select_device(arguments.value("device").value_or(""));
+    if (Ranks* distributed = ranks()) {
+        device = distributed->take(device).first; // under mpirun: this rank's device in its place
+    }
     const Job job{workload, info,
                   variant,  make_settings(info, arguments.assignments("set")),
                   device,   device.selector(),

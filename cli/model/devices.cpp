@@ -2,6 +2,7 @@
 #include "model/devices.hpp"
 
 #include "model/environment.hpp"
+#include "model/ranks.hpp"
 #include "model/usage_error.hpp"
 
 #include <algorithm>
@@ -47,7 +48,44 @@ std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::
         }
         picked.emplace_back(devices[i], devices[i].selector());
     }
+    // Under mpirun each pick stands for one device a rank: this rank's, labelled by all of them.
+    // Picked by default, every device of a backend and platform would be a rank's: the first of
+    // each stands for them (rank r takes the r-th).
+    if (Ranks* distributed = ranks()) {
+        if (selectors.empty()) {
+            std::erase_if(picked, [&](const auto& pick) {
+                return std::any_of(picked.begin(), picked.end(), [&](const auto& other) {
+                    const auto& a = other.first.properties();
+                    const auto& b = pick.first.properties();
+                    return other.first.backend() == pick.first.backend() && a.platform == b.platform &&
+                           a.type == b.type && other.first.index() < pick.first.index();
+                });
+            });
+        }
+        for (auto& pick : picked) {
+            pick = distributed->take(pick.first);
+        }
+    }
     return picked;
+}
+
+namespace {
+Ranks* current_ranks = nullptr;
+}
+
+Ranks* ranks()
+{
+    return current_ranks;
+}
+
+void set_ranks(Ranks* ranks)
+{
+    current_ranks = ranks;
+}
+
+bool reporting()
+{
+    return current_ranks == nullptr || current_ranks->rank() == 0;
 }
 
 } // namespace duet::cli

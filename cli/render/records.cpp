@@ -105,6 +105,15 @@ json::Value run_json(const Run& run)
     for (const auto& [name, value] : m.extras) {
         extras.emplace_back(name, value);
     }
+    // Phases beside h2d, kernel and d2h (a distributed run's communication), their medians.
+    json::Object extra_phases;
+    if (!m.samples.empty()) {
+        for (const auto& [name, ms] : m.samples.front().extra_phases) {
+            if (name != "spacer") {
+                extra_phases.emplace_back(name, m.summary(name).median);
+            }
+        }
+    }
     // The base of the devices is compared by the others; its baseline is none.
     const bool device_compared = run.device.compared();
     return json::Object{
@@ -142,6 +151,7 @@ json::Value run_json(const Run& run)
         {"allowed_difference", device_compared ? json::Value(run.device.allowed) : json::Value()},
         {"device_agreement", cross_check_json(run.device)},
         {"variant_agreement", cross_check_json(run.variant)},
+        {"extra_phases", std::move(extra_phases)},
         {"extras", std::move(extras)}};
 }
 

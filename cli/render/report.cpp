@@ -639,3 +639,74 @@ std::string bench_report(const Benchmark& bench)
 }
 
 } // namespace duet::cli
+
+namespace duet::cli {
+
+std::string scale_report(const Scaling& scaling)
+{
+    std::ostringstream out;
+    const bool weak = !scaling.weak.empty();
+    out << page_start("duet scale: " + scaling.workload);
+    out << "<p>"
+        << (weak ? "Weak scaling: " + escape(scaling.weak) + " grows with the ranks."
+                 : std::string("Strong scaling: the same problem on every rank count."))
+        << " Time: the kernels and the exchanges of one pass, medians of the slowest rank's; each rank count one "
+           "<code>duet compare</code> under mpirun.</p>\n";
+    if (!scaling.problems.empty()) {
+        out << "<div class=\"banner wrong\"><ul>";
+        for (const auto& problem : scaling.problems) {
+            out << "<li>" << escape(problem) << "</li>";
+        }
+        out << "</ul></div>\n";
+    }
+    // One line per API and variant, against the rank count.
+    const auto chart = [&](const std::string& title, const std::string& y_label, const std::string& metric,
+                           const std::function<std::optional<double>(const ScalePoint&)>& value) {
+        chart::LineChart lines{title, "ranks", y_label, metric, {}, {}};
+        std::map<std::string, std::size_t> series_of;
+        for (const auto& point : scaling.points) {
+            const auto y = value(point);
+            if (point.status != "ok" || !y) {
+                continue;
+            }
+            const std::string label = point.api + " " + point.variant;
+            if (!series_of.contains(label)) {
+                series_of[label] = lines.series.size();
+                lines.series.push_back({label, chart::palette(lines.series.size()), "", {}});
+            }
+            lines.series[series_of[label]].points.push_back({double(point.ranks), *y, *y, *y});
+        }
+        return chart::lines(lines);
+    };
+    out << "<h2>Charts</h2>\n"
+        << chart("time per pass", "ms", "time_ms", [](const ScalePoint& p) { return std::optional(p.time_ms); })
+        << chart(weak ? "efficiency (one rank's time / this time)" : "speedup over one rank", weak ? "efficiency" : "x",
+                 "scaling", [&](const ScalePoint& p) { return weak ? p.efficiency : p.speedup; })
+        << chart("communication share", "share", "communication",
+                 [](const ScalePoint& p) { return std::optional(p.communication_share()); });
+    std::vector<std::vector<Cell>> rows;
+    const auto optional = [](const std::optional<double>& value) {
+        return Cell{value ? format::ratio(*value) : "-", "number"};
+    };
+    for (const auto& p : scaling.points) {
+        const bool ok = p.status == "ok";
+        rows.push_back({{p.api, ""},
+                        {p.variant, ""},
+                        {std::to_string(p.ranks), "number"},
+                        {p.devices, ""},
+                        {ok ? format::milliseconds(p.time_ms) : "-", "number"},
+                        {ok ? format::percent(p.communication_share()) : "-", "number"},
+                        optional(p.speedup),
+                        {p.efficiency ? format::percent(*p.efficiency) : "-", "number"},
+                        optional(p.opencl_over_cuda),
+                        {ok ? p.status : p.status + ": " + p.reason, ok ? "ok" : "wrong"}});
+    }
+    out << "<h2>Points</h2>\n"
+        << html_table({"API", "variant", "ranks", "devices", "time ms", "comm", "speedup", "efficiency", "OpenCL/CUDA",
+                       "status"},
+                      rows);
+    out << backends_section() << page_end();
+    return out.str();
+}
+
+} // namespace duet::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/runs.hpp"
+#include "model/scaling.hpp"
 #include "model/sweep.hpp"
 
 namespace duet::cli {
@@ -16,5 +17,9 @@ std::string compare_report(const Comparison& comparison);
 /// Each metric (rate, kernel and total time, the workload's extras) against the first swept
 /// parameter, one line per variant, device and value of the other swept parameters.
 std::string bench_report(const Benchmark& bench);
+
+/// Each API's time, speedup (or weak efficiency) and communication share against the rank count,
+/// and the points' table.
+std::string scale_report(const Scaling& scaling);
 
 } // namespace duet::cli

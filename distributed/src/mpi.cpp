@@ -229,8 +229,9 @@ Device rank_device(const std::vector<Device>& candidates, const MpiWorld& world)
         selectors += (selectors.empty() ? "" : ", ") + device.selector();
     }
     throw InvalidArgument("MPI", "rank_device",
-                          std::to_string(world.local_size()) + (world.local_size() == 1 ? " rank" : " ranks") + " on this node but " +
-                              std::to_string(candidates.size()) + (candidates.size() == 1 ? " device (" : " devices (") +
+                          std::to_string(world.local_size()) + (world.local_size() == 1 ? " rank" : " ranks") +
+                              " on this node but " + std::to_string(candidates.size()) +
+                              (candidates.size() == 1 ? " device (" : " devices (") +
                               (selectors.empty() ? "none" : selectors) + "): one device per rank");
 }
 
@@ -292,8 +293,8 @@ struct MpiCommunicator::State {
     // MPI on memory MPI may address: host memory, or device memory with a CUDA-aware MPI.
     void all_reduce(void* data, std::size_t count, ElementType type, ReduceOp op) const
     {
-        check(MPI_Allreduce(MPI_IN_PLACE, data, mpi_count(count, "MPI_Allreduce", "the reduced range"),
-                            mpi_type(type), mpi_op(op), comm),
+        check(MPI_Allreduce(MPI_IN_PLACE, data, mpi_count(count, "MPI_Allreduce", "the reduced range"), mpi_type(type),
+                            mpi_op(op), comm),
               "MPI_Allreduce");
     }
     /// Every rank's block into `data`, in place: this rank's is there already.
@@ -516,6 +517,16 @@ double MpiCommunicator::max_over_ranks(double value)
     return result;
 }
 
+void MpiCommunicator::abort(const std::string& message)
+{
+    const State& s = *state_;
+    std::fprintf(stderr, "duet: rank %d of %d (%s): %s\n", s.rank, s.size, s.device.selector().c_str(),
+                 message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort(); // MPI_Abort does not return; should a library's return anyway, this process still ends.
+}
+
 double MpiCommunicator::sum_over_ranks(double value)
 {
     double result = 0;
@@ -534,9 +545,9 @@ ExchangePath MpiCommunicator::reduce(Queue& queue, const RawBuffer& buffer, std:
     switch (s.path) {
     case ExchangePath::nccl: {
         char* data = static_cast<char*>(buffer.native()) + offset * element;
-        s.nccl->check(s.nccl->all_reduce(data, data, count, nccl_type(type), nccl_op(op), s.nccl_comm,
-                                         s.nccl_stream(queue)),
-                      "ncclAllReduce");
+        s.nccl->check(
+            s.nccl->all_reduce(data, data, count, nccl_type(type), nccl_op(op), s.nccl_comm, s.nccl_stream(queue)),
+            "ncclAllReduce");
         break;
     }
     case ExchangePath::device_pointers:
@@ -605,8 +616,7 @@ ExchangePath MpiCommunicator::gather(Queue& queue, const RawBuffer& buffer, std:
     return s.path;
 }
 
-ExchangePath MpiCommunicator::exchange_halos(Queue& queue, const RawBuffer& buffer, const Halo& halo,
-                                             ElementType type)
+ExchangePath MpiCommunicator::exchange_halos(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type)
 {
     State& s = *state_;
     const std::size_t element = workload::element_size(type);

@@ -12,10 +12,10 @@
 
 namespace duet::distributed::nccl {
 
-using Result = int;                       ///< ncclResult_t
-inline constexpr Result success = 0;      ///< ncclSuccess
+using Result = int;                         ///< ncclResult_t
+inline constexpr Result success = 0;        ///< ncclSuccess
 inline constexpr int unique_id_bytes = 128; ///< NCCL_UNIQUE_ID_BYTES
-struct UniqueId {                         ///< ncclUniqueId
+struct UniqueId {                           ///< ncclUniqueId
     char internal[unique_id_bytes];
 };
 using Comm = struct Opaque*; ///< ncclComm_t
@@ -43,7 +43,7 @@ struct Library {
     Result (*group_end)();
     const char* (*get_error_string)(Result result);
 
-    int (*cu_ctx_set_current)(void* context);                 ///< CUresult cuCtxSetCurrent(CUcontext)
+    int (*cu_ctx_set_current)(void* context);                ///< CUresult cuCtxSetCurrent(CUcontext)
     int (*cu_get_error_name)(int result, const char** name); ///< CUresult cuGetErrorName(CUresult, const char**)
 
     /// Throws duet::Error naming `call` and NCCL's text unless `result` is success.

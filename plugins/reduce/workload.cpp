@@ -1,4 +1,5 @@
-// reduce as a workload: the sum or the max of n floats, one result. The inputs are drawn negative,
+// reduce as a workload: the sum or the max of n floats, one result; on a distributed run each rank
+// folds its block of the n and the ranks' results are all-reduced. The inputs are drawn negative,
 // in (-2, -0.5]: one sign, so the summation error bound is relative to the sum itself, and a max
 // whose identity were 0 rather than -inf would show. Its figures put the kernel's read bandwidth
 // beside a device-to-device copy's, measured in the same run.
@@ -67,13 +68,32 @@ Spec spec()
     };
     BufferSpec in = input("in", n);
     in.draw = negative_floats;
+    in.split = Split{.row = [](const Settings&) { return std::size_t{1}; }};
     spec.buffers = {in, output("result", [](const Settings&) { return std::size_t{1}; })};
-    spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant) -> Launch {
+    spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant) -> Prepared {
         const auto reduction =
             std::make_shared<const Reduction<float>>(device, variant_named(variant), operation(settings), n(settings));
-        return [reduction, size = n(settings)](Queue& queue, const DeviceBuffers& buffers) {
-            reduction->enqueue(queue, buffers.get("in"), size, buffers.get("result"));
+        Prepared prepared = [reduction, op = operation(settings)](Queue& queue, const DeviceBuffers& buffers) {
+            const Part& part = buffers.part("in");
+            Communicator& ranks = buffers.communicator();
+            reduction->enqueue(queue, buffers.get("in"), part.rows, buffers.get("result"));
+            if (ranks.size() > 1) {
+                ranks.all_reduce(queue, buffers.get("result").raw(), 0, 1, ElementType::f32,
+                                 op == Operation::sum ? ReduceOp::sum : ReduceOp::max);
+            }
         };
+        // The ranks' sums add up to ranks - 1 roundings more, in MPI's order.
+        prepared.finish = [n = n(settings), op = operation(settings)](Finish& finish) {
+            const int ranks = finish.buffers.communicator().size();
+            if (op == Operation::sum && ranks > 1) {
+                const std::size_t depth = rounding_depth(n) + static_cast<std::size_t>(ranks - 1);
+                finish.widen(gamma<float>(depth),
+                             "inputs of one sign: k·u/(1 - k·u) of the sum, k = " + std::to_string(depth) +
+                                 " roundings: each rank's longest path, "
+                                 "then the ranks' results added one by one");
+            }
+        };
+        return prepared;
     };
     spec.reference = [](const Settings& settings, const HostArrays& arrays) {
         arrays.out("result")[0] = reference(operation(settings), arrays.in("in"));

@@ -60,10 +60,16 @@ std::string read_file(const std::string& path)
 
 Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes, const Limits& limits)
 {
+    std::vector<std::string> command{DUET_EXECUTABLE};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_program(command, changes, limits);
+}
+
+Completed run_program(const std::vector<std::string>& command, const EnvChanges& changes, const Limits& limits)
+{
     const TempDir scratch;
     const std::string out_path = (scratch.path() / "out").string(), err_path = (scratch.path() / "err").string();
-    std::vector<std::string> argv_text{DUET_EXECUTABLE};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    const std::vector<std::string>& argv_text = command;
     const auto environment = environment_for(changes);
     std::vector<char*> argv, envp;
     for (const auto& arg : argv_text) {

@@ -29,6 +29,9 @@ struct Limits {
 };
 
 Completed run_duet(const std::vector<std::string>& args, const EnvChanges& changes = {}, const Limits& limits = {});
+/// The same for any program, `command[0]` its absolute path (mpirun starting duet).
+Completed run_program(const std::vector<std::string>& command, const EnvChanges& changes = {},
+                      const Limits& limits = {});
 
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);

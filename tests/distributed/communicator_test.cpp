@@ -109,8 +109,8 @@ protected:
             host[offset + i] = value(rank(), i);
         }
         const Buffer<T> buffer = upload(host);
-        const auto record = communicator().all_reduce(queue(), buffer.raw(), offset, count,
-                                                      workload::element_type_of<T>, op);
+        const auto record =
+            communicator().all_reduce(queue(), buffer.raw(), offset, count, workload::element_type_of<T>, op);
         const std::vector<T> result = download(buffer);
 
         expect_record(record, "all_reduce", count * sizeof(T));
@@ -122,7 +122,7 @@ protected:
             T expected = value(0, i - offset);
             for (int r = 1; r < ranks(); ++r) {
                 const T other = value(r, i - offset);
-                expected = op == ReduceOp::sum ? T(expected + other)
+                expected = op == ReduceOp::sum   ? T(expected + other)
                            : op == ReduceOp::max ? std::max(expected, other)
                                                  : std::min(expected, other);
             }
@@ -239,7 +239,8 @@ TEST_P(Exchange, RefusesCountsOfTheWrongLengthAndRangesPastTheEnd)
     } catch (const InvalidArgument& error) {
         EXPECT_NE(std::string(error.what()).find("all_gather"), std::string::npos) << error.what();
         EXPECT_NE(std::string(error.what())
-                      .find(std::to_string(ranks() + 1) + " counts for " + std::to_string(ranks()) + (ranks() == 1 ? " rank" : " ranks")),
+                      .find(std::to_string(ranks() + 1) + " counts for " + std::to_string(ranks()) +
+                            (ranks() == 1 ? " rank" : " ranks")),
                   std::string::npos)
             << error.what();
     }

@@ -19,7 +19,7 @@ distributed::MpiWorld& world();
 #define DUET_REQUIRE_TWO_RANKS()                                                                                       \
     do {                                                                                                               \
         if (::duet::test::world().size() < 2) {                                                                        \
-            GTEST_SKIP() << "needs at least 2 ranks (run under mpirun -n 2); this run has "                           \
+            GTEST_SKIP() << "needs at least 2 ranks (run under mpirun -n 2); this run has "                            \
                          << ::duet::test::world().size();                                                              \
         }                                                                                                              \
     } while (false)

@@ -46,8 +46,9 @@ TEST(World, RankDeviceRefusesMoreRanksThanDevicesNamingBoth)
         distributed::rank_device(devices, world());
         ADD_FAILURE() << "rank " << world().rank() << " was given a device of " << devices.size();
     } catch (const InvalidArgument& error) {
-        const std::string expected = std::to_string(world().local_size()) + (world().local_size() == 1 ? " rank" : " ranks") + " on this node but " +
-                                     std::to_string(devices.size()) + (devices.size() == 1 ? " device (" : " devices (");
+        const std::string expected =
+            std::to_string(world().local_size()) + (world().local_size() == 1 ? " rank" : " ranks") +
+            " on this node but " + std::to_string(devices.size()) + (devices.size() == 1 ? " device (" : " devices (");
         EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
         if (devices.empty()) {
             EXPECT_NE(std::string(error.what()).find("(none)"), std::string::npos) << error.what();
@@ -137,7 +138,8 @@ TEST(OneRank, IsOneRankWhoseExchangesMoveNothing)
         one.all_gather(queue, buffer.raw(), two, ElementType::f32);
         ADD_FAILURE() << "one rank took 2 counts";
     } catch (const InvalidArgument& error) {
-        EXPECT_NE(std::string(error.what()).find("2 counts for 1 rank: one count per rank"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("2 counts for 1 rank: one count per rank"), std::string::npos)
+            << error.what();
     }
     try {
         one.all_reduce(queue, buffer.raw(), 0, 5, ElementType::f32, ReduceOp::max);

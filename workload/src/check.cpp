@@ -1,5 +1,6 @@
 // One run and its verdict; agreement across devices and across variants.
 #include <duet/workload/check.hpp>
+#include <duet/workload/communicator.hpp>
 
 #include <duet/error.hpp>
 
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <tuple>
@@ -42,6 +44,41 @@ std::string job_name(const Job& job)
     return job.info.name + "/" + job.variant + " on " + job.label;
 }
 
+namespace {
+
+/// The devices whose runs are one rank of a distributed run, with their communicators.
+struct Distributed {
+    std::mutex mutex;
+    std::map<const void*, Communicator*> communicators;
+};
+
+Distributed& distributed()
+{
+    static Distributed instance;
+    return instance;
+}
+
+Communicator* communicator_of(const Device& device)
+{
+    Distributed& all = distributed();
+    const std::lock_guard lock(all.mutex);
+    const auto found = all.communicators.find(device.state().get());
+    return found == all.communicators.end() ? nullptr : found->second;
+}
+
+} // namespace
+
+void set_communicator(const Device& device, Communicator* communicator)
+{
+    Distributed& all = distributed();
+    const std::lock_guard lock(all.mutex);
+    if (communicator == nullptr) {
+        all.communicators.erase(device.state().get());
+    } else {
+        all.communicators[device.state().get()] = communicator;
+    }
+}
+
 Run execute(const Job& job, bool verify)
 {
     Run run{job, Status::ok, {}, {}, {}, {}};
@@ -53,8 +90,8 @@ Run execute(const Job& job, bool verify)
         return run;
     }
     try {
-        run.measurement =
-            run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed, job.timing});
+        run.measurement = run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed,
+                                                            job.timing, communicator_of(job.device)});
     } catch (const Unsupported& error) {
         run.status = Status::unsupported;
         run.reason = error.message();

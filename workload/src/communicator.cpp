@@ -6,7 +6,6 @@
 #include <duet/detail/text.hpp>
 #include <duet/error.hpp>
 
-
 namespace duet::workload {
 
 std::string_view to_string(ExchangePath path)
@@ -68,8 +67,8 @@ std::string check_queue_and_buffer(const Communicator& communicator, const Queue
     }
     if (const auto own = communicator.device(); own && !(*own == queue_device)) {
         throw InvalidArgument(queue_device.backend(), call,
-                              "the queue is on device " + queue_device.selector() + " but this rank's exchanges run on " +
-                                  own->selector());
+                              "the queue is on device " + queue_device.selector() +
+                                  " but this rank's exchanges run on " + own->selector());
     }
     return queue_device.backend();
 }
@@ -82,7 +81,8 @@ void check_inside(const std::string& backend, const std::string& call, const std
         throw InvalidArgument(backend, call,
                               what + " (elements " + std::to_string(first) + " to " + std::to_string(first) + " + " +
                                   std::to_string(count) + " of " + std::string(to_string(type)) + ") ends at byte " +
-                                  std::to_string(range.end) + ", past the buffer's " + detail::bytes_text(buffer.bytes()));
+                                  std::to_string(range.end) + ", past the buffer's " +
+                                  detail::bytes_text(buffer.bytes()));
     }
 }
 
@@ -92,8 +92,7 @@ bool overlap(std::size_t a, std::size_t b, std::size_t count)
 }
 
 /// Times `exchange` (which returns its path) on `queue`: the record of one exchange.
-template <class Exchange>
-ExchangeRecord timed(const char* name, Queue& queue, std::uint64_t bytes, Exchange&& exchange)
+template <class Exchange> ExchangeRecord timed(const char* name, Queue& queue, std::uint64_t bytes, Exchange&& exchange)
 {
     ExchangeRecord record{name, ExchangePath::local, bytes, queue.record(), {}};
     record.path = exchange();
@@ -187,6 +186,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return {text}; }
     double max_over_ranks(double value) override { return value; }
     double sum_over_ranks(double value) override { return value; }
+    [[noreturn]] void abort(const std::string& message) override { throw Error("duet", "one_rank", message); }
 
 protected:
     // One rank already holds the reduction, the gathered block and no halo from anyone.

@@ -49,6 +49,138 @@ template <class T> bool same_bits(T a, T b)
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
+/// Rank `rank` of `ranks`' block of `total_rows` rows (Split): the first `total_rows % ranks`
+/// ranks one row more than the rest, so that no two differ by more than one.
+Part block_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank, int ranks)
+{
+    const auto r = static_cast<std::size_t>(rank);
+    const auto n = static_cast<std::size_t>(ranks);
+    Part part;
+    part.row = row;
+    part.total_rows = total_rows;
+    part.first_row = total_rows / n * r + std::min(r, total_rows % n);
+    part.rows = total_rows / n + (r < total_rows % n ? 1 : 0);
+    part.halo_low = std::min(halo, part.first_row);
+    part.halo_high = std::min(halo, total_rows - part.first_row - part.rows);
+    return part;
+}
+
+/// The run's communicator as the launch step sees it: each exchange passed on to the run's ranks
+/// and its record kept, so that the runner can time the pass's communication.
+class LoggedCommunicator final : public Communicator {
+public:
+    explicit LoggedCommunicator(Communicator& ranks) : ranks_(&ranks) {}
+    int rank() const override { return ranks_->rank(); }
+    int size() const override { return ranks_->size(); }
+    std::string describe() const override { return ranks_->describe(); }
+    std::optional<Device> device() const override { return ranks_->device(); }
+    std::vector<std::string> gather_text(const std::string& text) override { return ranks_->gather_text(text); }
+    double max_over_ranks(double value) override { return ranks_->max_over_ranks(value); }
+    double sum_over_ranks(double value) override { return ranks_->sum_over_ranks(value); }
+    [[noreturn]] void abort(const std::string& message) override { ranks_->abort(message); }
+
+    /// The pass's exchanges, in order.
+    std::vector<ExchangeRecord> records;
+
+protected:
+    ExchangePath reduce(Queue& queue, const RawBuffer& buffer, std::size_t offset, std::size_t count, ElementType type,
+                        ReduceOp op) override
+    {
+        return keep(ranks_->all_reduce(queue, buffer, offset, count, type, op));
+    }
+    ExchangePath gather(Queue& queue, const RawBuffer& buffer, std::span<const std::size_t> counts,
+                        ElementType type) override
+    {
+        return keep(ranks_->all_gather(queue, buffer, counts, type));
+    }
+    ExchangePath exchange_halos(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type) override
+    {
+        return keep(ranks_->halo_exchange(queue, buffer, halo, type));
+    }
+
+private:
+    ExchangePath keep(ExchangeRecord record)
+    {
+        records.push_back(std::move(record));
+        return records.back().path;
+    }
+    Communicator* ranks_;
+};
+
+/// Runs `start` (prepare and allocate a run) on every rank, then agrees that all succeeded: where
+/// any rank failed, every rank throws, rank 0 naming each that failed, its device and its error
+/// (Unsupported where each failure was, so that the run reads unsupported, else Error). The ranks
+/// first check that they are at the same run, since a rank that skipped one (refused before it ran)
+/// would pair its exchanges with another run's.
+void agree_to_run(Communicator& ranks, const RunRequest& request, const std::function<void()>& start)
+{
+    std::string key = request.variant + "|" + std::to_string(request.seed);
+    for (const auto& [name, value] : request.settings.values()) {
+        key += "|" + name + "=" + value;
+    }
+    const std::string me = "rank " + std::to_string(ranks.rank()) + " (" + request.device.selector() + ")";
+    std::string failure;
+    std::exception_ptr own;
+    bool unsupported = false;
+    try {
+        start();
+    } catch (const Unsupported& error) {
+        failure = error.what();
+        unsupported = true;
+        own = std::current_exception();
+    } catch (const std::exception& error) {
+        failure = error.what();
+        own = std::current_exception();
+    }
+    // What every rank says, on rank 0: its run, then "ok", "unsupported: ..." or "failed: ...".
+    const auto said =
+        ranks.gather_text(key + "\n" + (own ? (unsupported ? "unsupported: " : "failed: ") + failure : "ok"));
+    std::string problems;
+    bool all_unsupported = true;
+    for (std::size_t r = 0; r < said.size(); ++r) {
+        const auto newline = said[r].find('\n');
+        if (said[r].substr(0, newline) != key) {
+            problems += "; rank " + std::to_string(r) + " is at another run (" + said[r].substr(0, newline) + ")";
+            all_unsupported = false;
+            continue;
+        }
+        const std::string outcome = said[r].substr(newline + 1);
+        if (outcome != "ok") {
+            problems += "; rank " + std::to_string(r) + ": " + outcome;
+            all_unsupported = all_unsupported && outcome.starts_with("unsupported: ");
+        }
+    }
+    // Rank 0 tells the others whether to go on: the sum of its verdict alone.
+    const bool stop = ranks.sum_over_ranks(ranks.rank() == 0 && !problems.empty() ? 1.0 : 0.0) > 0;
+    if (!stop) {
+        return;
+    }
+    if (ranks.rank() != 0) {
+        if (own) {
+            std::rethrow_exception(own);
+        }
+        throw Error("duet", "workload::run", me + " stopped: another rank could not start this run (rank 0 names it)");
+    }
+    const std::string text = "on " + std::to_string(ranks.size()) + " ranks" + problems;
+    if (all_unsupported) {
+        throw Unsupported("duet", "workload::run", text);
+    }
+    throw Error("duet", "workload::run", text);
+}
+
+/// The pass of the slowest rank: each phase the largest over the ranks, so that every rank holds
+/// the same samples and the timing rule stops them all after the same pass.
+Sample slowest(Communicator& ranks, Sample sample)
+{
+    for (double* value : {&sample.h2d_ms, &sample.kernel_ms, &sample.d2h_ms, &sample.total_ms, &sample.rate_ms}) {
+        *value = ranks.max_over_ranks(*value);
+    }
+    for (auto& [name, ms] : sample.extra_phases) {
+        ms = ranks.max_over_ranks(ms);
+    }
+    return sample;
+}
+
 } // namespace
 
 WorkloadParameter integer_parameter(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
@@ -154,6 +286,16 @@ void DeviceBuffers::throw_not_pitched(std::string_view name)
 {
     throw InvalidArgument("duet", "workload::Spec",
                           "'" + std::string(name) + "' is a flat array, not pitched: take it with get()");
+}
+
+const Part& DeviceBuffers::part(std::string_view name) const
+{
+    for (const auto& entry : buffers_) {
+        if (entry.name == name) {
+            return entry.part;
+        }
+    }
+    throw NotFound("duet", "workload::DeviceBuffers::part", "no array '" + std::string(name) + "'");
 }
 
 void DeviceBuffers::swap(std::string_view first, std::string_view second)
@@ -522,8 +664,10 @@ class Runner {
 public:
     Runner(const Spec& spec, const RunRequest& request, const Prepared& prepared, const Spacer& spacer)
         : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer),
-          declared_(declared(spec, request.settings, request.variant)), output_type_(output_type())
+          declared_(declared(spec, request.settings, request.variant)), output_type_(output_type()),
+          ranks_(request.communicator != nullptr ? *request.communicator : one_rank()), logged_(ranks_)
     {
+        initial_.communicator_ = &logged_;
         std::uint64_t stream = request.seed;
         for (std::size_t index = 0; index < declared_.size(); ++index) {
             arrays_.push_back(make_array(index, stream));
@@ -534,7 +678,7 @@ public:
             for (const auto& array : arrays_) {
                 if (is_drawn(*array.spec)) {
                     inputs.arrays_.push_back(
-                        {array.spec->name, array.spec->type, array.source.data(), array.size * array.instances});
+                        {array.spec->name, array.spec->type, array.source.data(), array.global * array.instances});
                 }
             }
             prepared.draw(inputs);
@@ -557,12 +701,115 @@ public:
     {
         buffers_ = initial_;
         poison_buffers(queue, check_pass, false);
+        logged_.records.clear();
         Pass pass(*this, queue, buffers_, prepared_.launch, spacer_, check_pass);
         Sample sample = schedule ? schedule(pass) : standard(pass);
         if (report != nullptr) {
             *report = std::move(pass.report_);
         }
+        if (ranks_.size() > 1) {
+            // The exchanges ran between the launches on the same in-order queue: their device time
+            // is the kernel phase's communication, reported apart from it.
+            double communication = 0;
+            for (const auto& record : logged_.records) {
+                record.end.wait();
+                communication += elapsed_ms(record.start, record.end);
+            }
+            sample.kernel_ms = std::max(0.0, sample.kernel_ms - communication);
+            sample.extra_phases.emplace_back("communication", communication);
+            sample = slowest(ranks_, sample);
+        }
         return sample;
+    }
+
+    Communicator& ranks() const { return ranks_; }
+
+    /// On rank 0, every rank's owned part of `local` (what outputs() gives on each rank) in its
+    /// place in the whole arrays, end to end as on one rank; an array every rank holds whole is
+    /// rank 0's. Other ranks get `local` back. Collective: every rank calls it.
+    Values gather(const Values& local)
+    {
+        if (ranks_.size() == 1) {
+            return local;
+        }
+        return with_element_type(local.type(), [&]<class T>(std::type_identity<T>) -> Values {
+            const auto& mine = local.as<T>();
+            const auto blobs =
+                ranks_.gather_text(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)));
+            if (ranks_.rank() != 0) {
+                return local;
+            }
+            std::vector<std::vector<T>> each;
+            for (const auto& blob : blobs) {
+                each.emplace_back(blob.size() / sizeof(T));
+                std::memcpy(each.back().data(), blob.data(), blob.size());
+            }
+            std::vector<T> whole;
+            std::vector<std::size_t> read(each.size(), 0);
+            for (const auto& array : arrays_) {
+                if (!is_read_back(*array.spec)) {
+                    continue;
+                }
+                for (std::size_t r = 0; r < each.size(); ++r) {
+                    const std::size_t count = owned_on(array, static_cast<int>(r));
+                    if (r == 0 || array.spec->split) {
+                        whole.insert(whole.end(), each[r].begin() + static_cast<std::ptrdiff_t>(read[r]),
+                                     each[r].begin() + static_cast<std::ptrdiff_t>(read[r] + count));
+                    }
+                    read[r] += count;
+                }
+            }
+            return whole;
+        });
+    }
+
+    /// On rank 0, every rank's judged writes (judge_writes on each) as one judgement of the whole
+    /// outputs; other ranks keep their own. Collective.
+    void gather_writes(Writes& writes)
+    {
+        if (ranks_.size() == 1) {
+            return;
+        }
+        std::string mine(writes.elements, '\0');
+        for (std::size_t i = 0; i < writes.mask.size(); ++i) {
+            mine[i] = writes.mask[i] ? 1 : 0;
+        }
+        const auto masks = ranks_.gather_text(mine);
+        if (ranks_.rank() != 0) {
+            return;
+        }
+        std::size_t total = 0;
+        for (const auto& array : arrays_) {
+            total += is_read_back(*array.spec) ? array.global * array.instances : 0;
+        }
+        Writes whole;
+        whole.checked = writes.checked;
+        whole.elements = total;
+        std::vector<std::size_t> read(masks.size(), 0);
+        std::size_t offset = 0;
+        for (const auto& array : arrays_) {
+            if (!is_read_back(*array.spec)) {
+                continue;
+            }
+            const bool judged = array.spec->role == BufferSpec::Role::output;
+            if (judged) {
+                whole.add_output(array.spec->name, offset, array.global * array.instances, total);
+            }
+            std::size_t index = 0;
+            for (std::size_t r = 0; r < masks.size(); ++r) {
+                const std::size_t count = owned_on(array, static_cast<int>(r));
+                if (r == 0 || array.spec->split) {
+                    for (std::size_t i = 0; i < count; ++i, ++index) {
+                        if (judged && masks[r][read[r] + i] != 0) {
+                            whole.mark(index);
+                        }
+                    }
+                }
+                read[r] += count;
+            }
+            offset += array.global * array.instances;
+        }
+        writes = std::move(whole);
     }
 
     /// The outputs of the last pass, end to end in the spec's order, once their sentinels (and a
@@ -575,7 +822,8 @@ public:
             check_sentinels(host.subspan(array.size), what, check_pass ? check_poison<T>() : poison<T>());
             check_padding<T>(queue, current(array, i), what, check_pass);
             auto& values = all.as<T>();
-            values.insert(values.end(), host.begin(), host.begin() + static_cast<std::ptrdiff_t>(array.size));
+            const auto owned = host.subspan(array.owned_offset, array.owned);
+            values.insert(values.end(), owned.begin(), owned.end());
         });
         return all;
     }
@@ -593,9 +841,18 @@ public:
             check_padding<T>(queue, current(array, i), "'" + array.spec->name + "'" + instance_text(array, i), true);
             const BufferSpec::Role role = arrays_[current(array, i).origin].spec->role;
             const bool judged = role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
-            judge_check_pass(name, std::span<const T>(timed.as<T>()).subspan(offset, array.size), host, offset,
-                             timed.size(), judged, writes);
-            offset += array.size;
+            // A split array's owned rows, then its sentinels, as judge_check_pass reads them.
+            std::vector<T> owned;
+            if (array.spec->split) {
+                const auto rows = host.subspan(array.owned_offset, array.owned);
+                const auto tail = host.subspan(array.size);
+                owned.assign(rows.begin(), rows.end());
+                owned.insert(owned.end(), tail.begin(), tail.end());
+            }
+            judge_check_pass(name, std::span<const T>(timed.as<T>()).subspan(offset, array.owned),
+                             array.spec->split ? std::span<const T>(owned) : host, offset, timed.size(), judged,
+                             writes);
+            offset += array.owned;
         });
     }
 
@@ -605,7 +862,7 @@ public:
     {
         std::size_t total = 0;
         for (const auto& array : arrays_) {
-            total += is_read_back(*array.spec) ? array.size * array.instances : 0;
+            total += is_read_back(*array.spec) ? array.global * array.instances : 0;
         }
         Values expected = with_element_type(
             output_type_, [&]<class T>(std::type_identity<T>) -> Values { return std::vector<T>(total, poison<T>()); });
@@ -615,7 +872,7 @@ public:
         arrays.seed_ = request_.seed;
         std::size_t offset = 0;
         for (const auto& array : arrays_) {
-            const std::size_t elements = array.size * array.instances;
+            const std::size_t elements = array.global * array.instances;
             const std::size_t bytes = elements * element_size(array.spec->type);
             if (array.spec->role == BufferSpec::Role::input) {
                 arrays.arrays_.push_back({array.spec->name, array.spec->type, array.source.data(), elements});
@@ -658,7 +915,7 @@ public:
             if (!is_read_back(*array.spec)) {
                 continue;
             }
-            const std::size_t count = array.size * array.instances;
+            const std::size_t count = array.global * array.instances;
             const auto slice = [&](const Values& all) {
                 return with_element_type(all.type(), [&]<class T>(std::type_identity<T>) -> Values {
                     const auto& v = all.as<T>();
@@ -706,7 +963,12 @@ private:
     struct Array {
         const BufferSpec* spec = nullptr;
         HostMemoryKind kind = HostMemoryKind::pageable;
-        std::size_t size = 0; ///< elements of one instance
+        std::size_t size = 0;   ///< elements of one instance on this rank's device (a split one's block and halos)
+        std::size_t global = 0; ///< elements of one instance of the whole array, as drawn and as the reference sees it
+        Part part;
+        std::size_t source_offset = 0; ///< where this rank's elements start among the drawn ones
+        std::size_t owned_offset = 0;  ///< where its owned ones start in its buffer
+        std::size_t owned = 0;         ///< elements it owns: what it copies out is checked of
         std::size_t instances = 1;
         std::size_t stride = 0;      ///< elements of one instance on the device and read back: with its sentinels
         std::size_t first_entry = 0; ///< where its instances start among the device buffers
@@ -766,13 +1028,39 @@ private:
         if (mapped && (buffer.role == BufferSpec::Role::in_out || buffer.role == BufferSpec::Role::scratch)) {
             refuse("cannot live in mapped host memory: it is updated in place or device-only");
         }
-        array.size = buffer.pitched ? extent.count() : buffer.size(settings);
+        array.global = buffer.pitched ? extent.count() : buffer.size(settings);
+        array.size = array.global;
+        array.owned = array.global;
+        array.part = Part{.row = array.global, .first_row = 0, .rows = 1, .total_rows = 1};
+        if (buffer.split) {
+            if (buffer.pitched || array.instances != 1 || mapped) {
+                refuse("is split over the ranks: it is flat, has one instance and is copied");
+            }
+            const std::size_t row = buffer.split->row(settings);
+            if (row == 0 || array.global % row != 0) {
+                refuse("is split in rows of " + std::to_string(row) + " elements, which " +
+                       std::to_string(array.global) + " elements are not a whole number of");
+            }
+            array.part = block_of(array.global / row, row, buffer.split->halo, ranks_.rank(), ranks_.size());
+            if (array.part.rows == 0) {
+                // Every rank runs the same kernels on its block: one without rows has nothing to run.
+                throw Unsupported("duet", "workload::Spec",
+                                  "'" + buffer.name + "' has " + std::to_string(array.part.total_rows) + " row(s) of " +
+                                      std::to_string(row) + " elements over " + std::to_string(ranks_.size()) +
+                                      " ranks: rank " + std::to_string(ranks_.rank()) +
+                                      " would own none (a distributed run takes a row a rank at least)");
+            }
+            array.size = array.part.local_rows() * row;
+            array.source_offset = (array.part.first_row - array.part.halo_low) * row;
+            array.owned_offset = array.part.halo_low * row;
+            array.owned = array.part.rows * row;
+        }
         if (!buffer.sentinels && buffer.role != BufferSpec::Role::input) {
             refuse("has no sentinels, which only an input may go without");
         }
         array.stride = buffer.pitched || !buffer.sentinels ? array.size : array.size + sentinel_elements;
         const std::size_t element = element_size(buffer.type);
-        const std::size_t total = array.size * array.instances;
+        const std::size_t total = array.global * array.instances;
         if (is_drawn(buffer)) {
             // Kinds a backend lacks throw Unsupported here, before anything runs. A mapped input
             // is the device buffer itself: its sentinels follow it in host memory.
@@ -796,7 +1084,7 @@ private:
         }
         array.first_entry = initial_.buffers_.size();
         for (std::size_t i = 0; i < array.instances; ++i) {
-            DeviceBuffers::Entry entry{buffer.name, buffer.type, i, {}, 0, extent, index};
+            DeviceBuffers::Entry entry{buffer.name, buffer.type, i, {}, 0, extent, index, array.part};
             if (buffer.pitched) {
                 with_element_type(buffer.type, [&]<class T>(std::type_identity<T>) {
                     const PitchedBuffer<T> pitched = device.alloc_pitched<T>(extent.width, extent.height, extent.depth);
@@ -811,6 +1099,15 @@ private:
             initial_.buffers_.push_back(std::move(entry));
         }
         return array;
+    }
+
+    /// Elements of `array` that rank `rank` owns: its block's, or the whole of one every rank holds.
+    std::size_t owned_on(const Array& array, int rank) const
+    {
+        if (!array.spec->split) {
+            return array.global * array.instances;
+        }
+        return block_of(array.part.total_rows, array.part.row, 0, rank, ranks_.size()).rows * array.part.row;
     }
 
     /// The buffer the array's name stands for now (swaps exchange them), of that instance.
@@ -901,7 +1198,8 @@ private:
                     }
                 } else if (in) {
                     queue.write_bytes(entry.buffer, 0,
-                                      array.source.as<const std::byte>().data() + i * array.size * element,
+                                      array.source.as<const std::byte>().data() +
+                                          (i * array.global + array.source_offset) * element,
                                       array.size * element);
                 } else {
                     // With the sentinels, which outputs() then checks.
@@ -998,6 +1296,8 @@ private:
     std::vector<BufferSpec> declared_; ///< the run's arrays
     ElementType output_type_;
     std::vector<Array> arrays_;
+    Communicator& ranks_;
+    LoggedCommunicator logged_;
     DeviceBuffers initial_; ///< each name on its own buffers, as every pass starts
     DeviceBuffers buffers_; ///< as the pass's swaps leave them
 };
@@ -1031,10 +1331,11 @@ std::span<std::byte> Pass::host(std::string_view name, std::size_t instance) con
     for (const auto& array : runner_->arrays_) {
         if (array.spec->name == name && instance < array.instances) {
             const std::size_t element = element_size(array.spec->type);
-            const HostBuffer& memory = Runner::is_drawn(*array.spec) ? array.source : array.host;
-            const std::size_t stride = Runner::is_drawn(*array.spec) ? array.size : array.stride;
+            const bool drawn = Runner::is_drawn(*array.spec);
+            const HostBuffer& memory = drawn ? array.source : array.host;
+            const std::size_t first = drawn ? instance * array.global + array.source_offset : instance * array.stride;
             if (memory.data() != nullptr) {
-                return memory.as<std::byte>().subspan(instance * stride * element, array.size * element);
+                return memory.as<std::byte>().subspan(first * element, array.size * element);
             }
         }
     }
@@ -1112,7 +1413,17 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
                 extent.depth);
         } else {
             size = buffer.size(settings);
-            device = saturating_multiply(saturating_add(size, buffer.sentinels ? sentinel_elements : 0), element);
+            // A split array's device buffer holds this rank's block and halos (the drawn values and the
+            // results read back stay whole-sized on the host, where the reference needs them).
+            std::uint64_t local = size;
+            if (buffer.split && request.communicator != nullptr) {
+                const std::size_t row = std::max<std::size_t>(buffer.split->row(settings), 1);
+                local = block_of(size / row, row, buffer.split->halo, request.communicator->rank(),
+                                 request.communicator->size())
+                            .local_rows() *
+                        row;
+            }
+            device = saturating_multiply(saturating_add(local, buffer.sentinels ? sentinel_elements : 0), element);
         }
         const std::uint64_t read_back = saturating_multiply(
             saturating_multiply(buffer.pitched ? size : saturating_add(size, sentinel_elements), element), instances);
@@ -1154,10 +1465,36 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
 Measurement SpecWorkload::run(const RunRequest& request) const
 {
     // First, so that what the device cannot do is refused before anything is drawn or allocated.
-    const Prepared prepared = spec_.prepare(request.device, request.settings, request.variant);
-    const Spacer spacer(request.device);
-    Runner runner(spec_, request, prepared, spacer);
-    auto queue = request.device.create_queue();
+    // On a distributed run every rank must go on to the passes, whose exchanges all ranks join, or
+    // none: the ranks agree on that once all of them have prepared and allocated.
+    std::optional<Prepared> prepared;
+    std::optional<Spacer> spacer;
+    std::optional<Runner> runner;
+    Communicator& ranks = request.communicator != nullptr ? *request.communicator : one_rank();
+    if (ranks.size() == 1) {
+        prepared.emplace(spec_.prepare(request.device, request.settings, request.variant));
+        spacer.emplace(request.device);
+        runner.emplace(spec_, request, *prepared, *spacer);
+    } else {
+        agree_to_run(ranks, request, [&] {
+            prepared.emplace(spec_.prepare(request.device, request.settings, request.variant));
+            spacer.emplace(request.device);
+            runner.emplace(spec_, request, *prepared, *spacer);
+        });
+        // Past the agreement every rank is in the passes' exchanges: one that fails alone ends them all.
+        try {
+            return run(request, *prepared, *runner);
+        } catch (const std::exception& error) {
+            ranks.abort(spec_.info.name + "/" + request.variant + " failed on " + request.device.selector() + ": " +
+                        error.what());
+        }
+    }
+    return run(request, *prepared, *runner);
+}
+
+Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepared, Runner& runner) const
+{
+    Queue queue = request.device.create_queue();
     Measurement result;
     Report report;
     result.samples = repeat(request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); });
@@ -1167,14 +1504,20 @@ Measurement SpecWorkload::run(const RunRequest& request) const
     const Tolerance tolerance = spec_.tolerance(request.settings);
     result.tolerance = tolerance.value;
     result.tolerance_reason = tolerance.reason;
-    result.output = runner.outputs(queue, false);
+    const Values owned = runner.outputs(queue, false);
     result.output_shape = runner.output_shape();
     if (request.verify) {
         runner.pass(queue, prepared.schedule, true);
-        runner.judge_writes(queue, result.output, result.writes);
+        runner.judge_writes(queue, owned, result.writes);
+        runner.gather_writes(result.writes);
     }
+    // On a distributed run, rank 0 holds the whole outputs and judges them; each rank has checked
+    // its own sentinels and writes above.
+    result.output = runner.gather(owned);
     result.extras = report;
-    if (spec_.figures) {
+    // The figures are one device's (a kernel beside that device's copy): a distributed run's are
+    // its phases and their scaling.
+    if (spec_.figures && runner.ranks().size() == 1) {
         for (auto& figure :
              spec_.figures(queue, runner.buffers(), prepared.launch, request.settings, request.variant)) {
             result.extras.push_back(std::move(figure));
@@ -1182,7 +1525,7 @@ Measurement SpecWorkload::run(const RunRequest& request) const
     }
     // Without a reference (info.has_reference false) the outputs are compared across devices
     // only; the check pass above still judges what was written.
-    const bool compared = request.verify && spec_.info.has_reference;
+    const bool compared = request.verify && spec_.info.has_reference && runner.ranks().rank() == 0;
     Values expected;
     if (compared) {
         expected = runner.reference(result.reference_ms);

@@ -115,6 +115,10 @@ private:
     std::map<std::string, std::string> values_;
 };
 
+namespace workload {
+class Communicator;
+}
+
 struct RunRequest {
     Device device;
     std::string variant;
@@ -122,6 +126,10 @@ struct RunRequest {
     bool verify = true;      ///< run the CPU reference and compare; benchmarks repeat without it
     std::uint64_t seed = 1;  ///< inputs are drawn from it, so every device sees the same inputs
     workload::Timing timing; ///< how often the timed pass repeats
+    /// The ranks of a distributed run, each with a RunRequest of its own device; null: one rank.
+    /// Every rank runs the same request otherwise, and the samples, passes and verdict are agreed
+    /// among them (kit.hpp).
+    workload::Communicator* communicator = nullptr;
 };
 
 /// The phases of a timed pass. Work that is none of these is an extra phase with a name of its

@@ -71,6 +71,13 @@ struct Run {
     bool measured() const { return status == Status::ok || status == Status::wrong || !measurement.samples.empty(); }
 };
 
+class Communicator;
+
+/// Makes the runs on `device` this process's rank of a distributed run: execute() hands them
+/// `communicator` (RunRequest::communicator), or, where it is null, none again. The CLI sets it
+/// under mpirun for the device each rank took in the place of the one asked for.
+void set_communicator(const Device& device, Communicator* communicator);
+
 /// Runs `job` (its timing says how often); with `verify`, a result outside the workload's
 /// tolerance of the CPU reference makes the run wrong. duet::Unsupported, OutOfMemory (a run
 /// too large for the device or host) and any other error become the status, with the error's

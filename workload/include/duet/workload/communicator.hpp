@@ -97,6 +97,9 @@ public:
     virtual double max_over_ranks(double value) = 0;
     /// Host-side: the sum of every rank's value, on every rank.
     virtual double sum_over_ranks(double value) = 0;
+    /// Ends every rank's process with `message`: a rank that fails in the middle of a run would
+    /// otherwise leave the others waiting in its next exchange. One rank throws Error instead.
+    [[noreturn]] virtual void abort(const std::string& message) = 0;
 
 protected:
     // The exchanges themselves, their arguments checked; each returns the path it took and

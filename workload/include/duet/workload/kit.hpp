@@ -10,6 +10,7 @@
 
 #include <duet/duet.hpp>
 #include <duet/workload.hpp>
+#include <duet/workload/communicator.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -53,6 +54,30 @@ struct Extent3 {
     std::size_t depth = 1;
 
     std::size_t count() const { return width * height * depth; }
+};
+
+/// How an array is spread over the ranks of a distributed run (RunRequest::communicator): in blocks
+/// of whole rows, rank r of n owning rows [rows·r/n, rows·(r+1)/n) and holding `halo` rows more on
+/// each side that has a neighbour, for the exchanges to fill (a stencil's). Its `size` is the whole
+/// array's; each rank's device buffer holds its block and halos, drawn from the same seed as on one
+/// rank, and its owned rows are what it copies out and what is checked.
+struct Split {
+    /// Elements a row; the array's size must be a whole number of rows.
+    std::function<std::size_t(const Settings&)> row;
+    std::size_t halo = 0;
+};
+
+/// One rank's part of an array, as the launch step sizes its work and exchanges by it: a split
+/// array's block, or for one every rank holds whole, a single row of the whole array.
+struct Part {
+    std::size_t row = 0;        ///< elements a row
+    std::size_t first_row = 0;  ///< the first row this rank owns, in the whole array
+    std::size_t rows = 0;       ///< rows it owns
+    std::size_t halo_low = 0;   ///< rows before them in its buffer, a neighbour's
+    std::size_t halo_high = 0;  ///< rows after them
+    std::size_t total_rows = 0; ///< of the whole array
+    /// Rows in this rank's buffer: halos and owned rows.
+    std::size_t local_rows() const { return halo_low + rows + halo_high; }
 };
 
 /// One array of the workload, on the device and on the host.
@@ -99,6 +124,9 @@ struct BufferSpec {
     /// An output's own tolerance; the outputs of a spec where any has one are judged each against
     /// its own (each other output against the spec's), and the run reports the first that fails.
     std::function<Tolerance(const Settings&)> tolerance;
+    /// Set: split over the ranks of a distributed run (flat, one instance, not mapped); unset: every
+    /// rank holds the whole array (a replicated vector, a reduction's result).
+    std::optional<Split> split;
 };
 /// An input drawn from the run's seed (each input its own stream), by random_values unless its
 /// `draw` is set.
@@ -140,6 +168,12 @@ public:
     /// pass starts with every name on its own buffer.
     void swap(std::string_view first, std::string_view second);
 
+    /// This rank's part of the array of that name (BufferSpec::split); NotFound for a name not declared.
+    const Part& part(std::string_view name) const;
+    /// The run's ranks (one_rank() unless the run is distributed): the launch step's exchanges go
+    /// through it, so the runner times them as the pass's communication.
+    Communicator& communicator() const { return *communicator_; }
+
 private:
     friend class Runner;
     struct Entry {
@@ -150,10 +184,12 @@ private:
         std::size_t pitch = 0; ///< bytes a row; 0 for a flat buffer
         Extent3 extent;
         std::size_t origin = 0; ///< the declared array whose buffer this is (swaps exchange it)
+        Part part;
     };
     const Entry& find(std::string_view name, ElementType type, std::size_t instance) const;
     [[noreturn]] static void throw_not_pitched(std::string_view name);
     std::vector<Entry> buffers_;
+    Communicator* communicator_ = &one_rank();
 };
 
 /// The run's host arrays by name, as the CPU reference gets them: the inputs as drawn (every
@@ -304,9 +340,14 @@ public:
     /// inputs, the outputs, their host buffers and the reference's; and what the spec adds. Sums
     /// saturate: sizes past any machine's never wrap to a footprint that fits.
     Footprint footprint(const RunRequest& request) const override;
+    /// On a distributed run (RunRequest::communicator), every rank runs it with its own device: the
+    /// ranks agree to start (each prepared and allocated, at the same run), each pass's phases are
+    /// the slowest rank's, and rank 0's result holds the whole outputs, judged against the
+    /// reference; the other ranks' results are their own parts, unjudged.
     Measurement run(const RunRequest& request) const override;
 
 private:
+    Measurement run(const RunRequest& request, const Prepared& prepared, Runner& runner) const;
     Spec spec_;
 };
 

@@ -1,0 +1,277 @@
+// `duet scale <workload> --ranks 1,2,4`: the workload under mpirun at each rank count, one
+// `duet compare` each (every rank its own device, rank 0 writing the JSON), then each API's
+// strong- or weak-scaling table: time, speedup, efficiency, the communication share and OpenCL
+// against CUDA at each rank count.
+#include "commands/commands.hpp"
+#include "commands/output.hpp"
+#include "model/scaling.hpp"
+#include "model/usage_error.hpp"
+#include "model/workloads.hpp"
+#include "render/format.hpp"
+#include "render/json.hpp"
+#include "render/report.hpp"
+#include "render/table.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+extern char** environ;
+
+namespace duet::cli {
+
+namespace {
+
+/// Open MPI's launcher: the one the build found, else `mpirun` on PATH.
+std::string mpirun()
+{
+#ifdef DUET_MPIEXEC
+    if (std::filesystem::exists(DUET_MPIEXEC)) {
+        return DUET_MPIEXEC;
+    }
+#endif
+    return "mpirun";
+}
+
+/// Runs `command`, its output passed through; its exit status, or a UsageError where it cannot start.
+int run_process(const std::vector<std::string>& command)
+{
+    std::vector<char*> argv;
+    for (const auto& word : command) {
+        argv.push_back(const_cast<char*>(word.c_str()));
+    }
+    argv.push_back(nullptr);
+    // The runs' own tables go to standard error: standard output is the scaling table's, or the
+    // JSON's or the report's where one of them takes it.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    pid_t child = 0;
+    const int error = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error != 0) {
+        throw UsageError("cannot start " + command[0] + ": " + std::strerror(error) +
+                         " (duet scale runs Open MPI's mpirun: scripts/install-deps installs it)");
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0) {
+        if (errno != EINTR) {
+            throw UsageError("waiting for " + command[0] + ": " + std::strerror(errno));
+        }
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// The rank counts of --ranks: whole numbers from 1, ascending, each once.
+std::vector<int> rank_counts(const Arguments& arguments)
+{
+    std::vector<int> counts;
+    for (const auto& item : arguments.list("ranks")) {
+        char* end = nullptr;
+        const long value = std::strtol(item.c_str(), &end, 10);
+        if (*end != '\0' || value < 1 || value > 4096) {
+            throw UsageError("--ranks: '" + item + "' is not a rank count from 1 to 4096");
+        }
+        counts.push_back(static_cast<int>(value));
+    }
+    if (counts.empty()) {
+        counts = {1, 2};
+    }
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
+}
+
+/// The median of an extra phase in a compare run's JSON; 0 where the run has none.
+double extra_phase_ms(const json::Value& run, const std::string& name)
+{
+    const auto& phases = run.value("extra_phases", json::Value::object());
+    const auto found = phases.find(name);
+    return found == phases.end() || !found->is_number() ? 0 : found->get<double>();
+}
+
+void print_scaling(const Scaling& scaling)
+{
+    std::cout << "\n"
+              << scaling.workload << ": "
+              << (scaling.weak.empty() ? "strong scaling (the same problem on every rank count)"
+                                       : "weak scaling (" + scaling.weak + " grows with the ranks)")
+              << "\n";
+    Table table({{"API"},
+                 {"variant"},
+                 {"ranks", Table::Align::right},
+                 {"devices"},
+                 {"time ms", Table::Align::right},
+                 {"comm", Table::Align::right},
+                 {"speedup", Table::Align::right},
+                 {"efficiency", Table::Align::right},
+                 {"OpenCL/CUDA", Table::Align::right},
+                 {"status"}});
+    const auto optional = [](const std::optional<double>& value, bool percent) {
+        return value ? (percent ? format::percent(*value) : format::ratio(*value)) : std::string("-");
+    };
+    for (const auto& point : scaling.points) {
+        const bool ok = point.status == "ok";
+        table.add_row({point.api, point.variant, std::to_string(point.ranks), point.devices,
+                       ok ? format::milliseconds(point.time_ms) : "-",
+                       ok ? format::percent(point.communication_share()) : "-", optional(point.speedup, false),
+                       optional(point.efficiency, true), optional(point.opencl_over_cuda, false),
+                       ok ? point.status : point.status + ": " + truncate(point.reason, 60)});
+    }
+    table.print(std::cout);
+    std::cout << "time: the kernels and the exchanges of one pass, medians of the slowest rank's; comm: the "
+                 "exchanges' share of it;\nefficiency: "
+              << (scaling.weak.empty() ? "speedup over one rank / ranks" : "one rank's time / this time")
+              << "; OpenCL/CUDA: time over time at the same rank count (above 1: OpenCL slower)\n";
+}
+
+json::Value scaling_json(const Scaling& scaling)
+{
+    json::Array points;
+    const auto optional = [](const std::optional<double>& value) {
+        return value ? json::Value(*value) : json::Value();
+    };
+    for (const auto& p : scaling.points) {
+        points.push_back(json::Object{{"api", p.api},
+                                      {"variant", p.variant},
+                                      {"ranks", p.ranks},
+                                      {"devices", p.devices},
+                                      {"settings", p.settings},
+                                      {"status", p.status},
+                                      {"reason", p.reason},
+                                      {"time_ms", p.time_ms},
+                                      {"communication_ms", p.communication_ms},
+                                      {"speedup", optional(p.speedup)},
+                                      {"efficiency", optional(p.efficiency)},
+                                      {"opencl_over_cuda", optional(p.opencl_over_cuda)}});
+    }
+    json::Array problems(scaling.problems.begin(), scaling.problems.end());
+    return json::Object{{"workload", scaling.workload},
+                        {"scaling", scaling.weak.empty() ? "strong" : "weak"},
+                        {"weak_parameter", scaling.weak},
+                        {"points", std::move(points)},
+                        {"problems", std::move(problems)}};
+}
+
+} // namespace
+
+int scale_command(const Arguments& arguments)
+{
+    const std::string name = arguments.positional().at(0);
+    const auto workload = find_workload(name);
+    const WorkloadInfo info = workload->info();
+    Scaling scaling;
+    scaling.workload = info.name;
+    scaling.ranks = rank_counts(arguments);
+    std::map<std::string, std::string> sets = arguments.assignments("set");
+    std::int64_t weak_base = 0;
+    if (const auto weak = arguments.value("weak")) {
+        const auto parameter = std::find_if(info.parameters.begin(), info.parameters.end(),
+                                            [&](const WorkloadParameter& p) { return p.name == *weak; });
+        if (parameter == info.parameters.end() || parameter->type != WorkloadParameter::Type::integer) {
+            throw UsageError("--weak " + *weak + ": " + info.name +
+                             " has no integer parameter of that name to grow with the ranks (duet list " + info.name +
+                             ")");
+        }
+        scaling.weak = *weak;
+        weak_base = Settings(info, sets).integer(*weak);
+    }
+    // Opened first, so that a clash of two outputs truncates nothing and runs nothing.
+    Outputs outputs = Outputs::open(arguments);
+    const bool oversubscribe = arguments.has("oversubscribe");
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+    const std::filesystem::path scratch =
+        std::filesystem::temp_directory_path() / ("duet-scale-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(scratch);
+    if (oversubscribe) {
+        ::setenv("DUET_OVERSUBSCRIBE", "1", 1);
+    }
+    for (const int ranks : scaling.ranks) {
+        const std::filesystem::path json_path = scratch / ("ranks-" + std::to_string(ranks) + ".json");
+        std::vector<std::string> command{mpirun(), "-n", std::to_string(ranks)};
+        if (oversubscribe) {
+            command.push_back("--oversubscribe");
+        }
+        if (::geteuid() == 0) {
+            command.push_back("--allow-run-as-root"); // Open MPI refuses root otherwise
+        }
+        command.insert(command.end(), {self.string(), "compare", name, "--json=" + json_path.string()});
+        for (const auto& option : {"devices", "variants"}) {
+            for (const auto& item : arguments.list(option)) {
+                command.push_back("--" + std::string(option) + "=" + item);
+            }
+        }
+        auto values = sets;
+        if (!scaling.weak.empty()) {
+            values[scaling.weak] = std::to_string(weak_base * ranks);
+        }
+        for (const auto& [key, value] : values) {
+            command.push_back("--set=" + key + "=" + value);
+        }
+        for (const auto& option : {"seed", "warmup", "repeats"}) {
+            if (const auto value = arguments.value(option)) {
+                command.push_back("--" + std::string(option) + "=" + *value);
+            }
+        }
+        std::cerr << "== " << ranks << (ranks == 1 ? " rank" : " ranks") << "\n" << std::flush;
+        const int status = run_process(command);
+        std::ifstream file(json_path);
+        if (!file) {
+            scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status) +
+                                       " and no result (its messages are above)");
+            continue;
+        }
+        const json::Value document = json::Value::parse(file);
+        for (const auto& run : document.at("runs")) {
+            ScalePoint point;
+            point.api = run.value("api", "");
+            point.variant = run.value("variant", "");
+            point.devices = run.value("device", "");
+            point.ranks = ranks;
+            point.status = run.value("status", "");
+            point.reason = run.value("reason", "");
+            for (const auto& [key, value] : values) {
+                point.settings += (point.settings.empty() ? "" : " ") + key + "=" + value;
+            }
+            if (run.at("kernel_ms").is_number()) {
+                point.communication_ms = extra_phase_ms(run, "communication");
+                point.time_ms = run.at("kernel_ms").get<double>() + point.communication_ms;
+            }
+            if (point.status != "ok") {
+                scaling.problems.push_back(std::to_string(ranks) + " ranks, " + point.api + " " + point.variant + ": " +
+                                           point.status + ": " + point.reason);
+            }
+            scaling.points.push_back(std::move(point));
+        }
+        if (status != 0 && status != exit_wrong) {
+            scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status));
+        }
+    }
+    std::filesystem::remove_all(scratch);
+    std::stable_sort(scaling.points.begin(), scaling.points.end(), [](const ScalePoint& a, const ScalePoint& b) {
+        return std::tie(a.api, a.variant, a.ranks) < std::tie(b.api, b.variant, b.ranks);
+    });
+    derive_scaling(scaling);
+    if (outputs.table) {
+        print_scaling(scaling);
+    }
+    outputs.write([&] { return json::document(scaling_json(scaling)); }, {}, [&] { return scale_report(scaling); });
+    for (const auto& problem : scaling.problems) {
+        std::cerr << "duet scale: " << problem << "\n";
+    }
+    return scaling.problems.empty() ? exit_ok : exit_wrong;
+}
+
+} // namespace duet::cli
