@@ -207,6 +207,8 @@ std::map<std::string, std::vector<duet::Device>> measured_devices()
 
 int main(int argc, char** argv)
 {
+    // Each row as it is measured: a pair that fails still leaves the rows before it.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     const std::size_t bytes = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256) << 20;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 10;
     if (bytes == 0 || rounds < 1) {

@@ -16,6 +16,12 @@ set_target_properties(duet PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
 install(TARGETS duet_core duet_workload duet_manifest duet_warnings EXPORT duetTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS duet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The CLI's runs under mpirun (built where MPI is found): beside the other libraries, for the CLI
+# alone; not part of the package's API.
+if(TARGET duet_distributed)
+  set_target_properties(duet_distributed PROPERTIES INSTALL_RPATH "$ORIGIN")
+  install(TARGETS duet_distributed LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # detail/plugins.hpp stays out: only duet's own library sources include it, and it would make
 # every user of the package find Boost.DLL.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/workload/include/
