@@ -198,6 +198,14 @@ int scale_command(const Arguments& arguments)
     if (oversubscribe) {
         ::setenv("DUET_OVERSUBSCRIBE", "1", 1);
     }
+    // hwloc's OpenCL component, run by mpirun as it maps the node, leaves the ranks without
+    // NVIDIA's OpenCL platform (seen on an H100 machine, Open MPI 4.1.6, hwloc 2.10, driver 580):
+    // duet needs no OpenCL devices in MPI's map, so it is off unless the user named it.
+    if (const char* components = std::getenv("HWLOC_COMPONENTS");
+        components == nullptr || std::string(components).find("opencl") == std::string::npos) {
+        const std::string given = components != nullptr ? components : "";
+        ::setenv("HWLOC_COMPONENTS", given.empty() ? "-opencl" : (given + ",-opencl").c_str(), 1);
+    }
     for (const int ranks : scaling.ranks) {
         const std::filesystem::path json_path = scratch / ("ranks-" + std::to_string(ranks) + ".json");
         std::vector<std::string> command{mpirun(), "-n", std::to_string(ranks)};
