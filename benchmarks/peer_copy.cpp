@@ -15,6 +15,7 @@
 #endif
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +34,6 @@ using duet::bench::require;
 /// benchmark starts where no NVIDIA driver is installed; the members keep the header's names.
 #define DUET_RAW_CUDA(X)                                                                                               \
     X(cuCtxSetCurrent)                                                                                                 \
-    X(cuCtxGetDevice)                                                                                                  \
     X(cuStreamSynchronize)                                                                                             \
     X(cuMemcpyDtoHAsync)                                                                                               \
     X(cuMemcpyHtoDAsync)                                                                                               \
@@ -114,12 +114,11 @@ RawCopies raw_copies(duet::Queue& from_queue, duet::Queue& to_queue, const duet:
             code = cu.cuMemcpyHtoDAsync(target, host, bytes, write_stream);
             require(code == CUDA_SUCCESS, "cuMemcpyHtoDAsync", code);
         };
+        // The CUdevice as duet holds it: cuGetProcAddress("cuCtxGetDevice") gives CUDA 13's two-argument
+        // cuCtxGetDevice_v2, which the one-argument declaration would call with a stray context.
         int possible = 0;
-        CUdevice from_device = 0, to_device = 0;
-        require(cu.cuCtxSetCurrent(to_context) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
-        require(cu.cuCtxGetDevice(&to_device) == CUDA_SUCCESS, "cuCtxGetDevice", 0);
-        require(cu.cuCtxSetCurrent(from_context) == CUDA_SUCCESS, "cuCtxSetCurrent", 0);
-        require(cu.cuCtxGetDevice(&from_device) == CUDA_SUCCESS, "cuCtxGetDevice", 0);
+        const auto from_device = static_cast<CUdevice>(reinterpret_cast<std::uintptr_t>(from.native().device));
+        const auto to_device = static_cast<CUdevice>(reinterpret_cast<std::uintptr_t>(to.native().device));
         require(cu.cuDeviceCanAccessPeer(&possible, to_device, from_device) == CUDA_SUCCESS, "cuDeviceCanAccessPeer",
                 0);
         if (possible != 0) {
