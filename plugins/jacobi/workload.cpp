@@ -115,7 +115,8 @@ Spec spec()
         .description = "Jacobi iteration for a dense, diagonally dominant A x = f: x += (f - A x) / diag(A) from x = 0 "
                        "until max |x_{k+1} - x_k| <= eps; rows: A row-major, a thread per row (uncoalesced); "
                        "transposed: A stored transposed (coalesced); tiled: transposed with x staged in local memory. "
-                       "Each row's dot product in segments of 512 columns, one thread each",
+                       "Each row's dot product in segments of 512 columns, one thread each. Split by rows over the "
+                       "ranks of a distributed run, x all-gathered after each step",
         .variants = {"rows", "transposed", "tiled"},
         .parameters = {integer_parameter("n", 4096, 1, static_cast<std::int64_t>(max_n), "equations (A is n x n)"),
                        choice_parameter("type", {"float", "double"}, "element type"),
