@@ -48,12 +48,12 @@ inline constexpr std::size_t segments(std::size_t n)
     return (n + segment_columns - 1) / segment_columns;
 }
 
-/// The partial sums of one step over `rows` of the n rows (all of them unless given): a segment's
-/// of each row.
+/// The partial sums of one step over `rows` of the n rows (a rank's block): a segment's of each row.
 inline constexpr std::size_t partial_elements(std::size_t n, std::size_t rows)
 {
     return segments(n) * rows;
 }
+/// Those of all n rows: one rank's.
 inline constexpr std::size_t partial_elements(std::size_t n)
 {
     return partial_elements(n, n);
