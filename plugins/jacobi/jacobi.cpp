@@ -127,77 +127,117 @@ Solver<T>::Solver(const Device& device, Variant variant, Check check, std::size_
     update_ = kernel<T>(device, "update");
 }
 
-template <class T> void Solver<T>::check_sizes(const Queue& queue, const Arrays<T>& arrays) const
+template <class T> workload::Part Solver<T>::all_rows() const
 {
+    return workload::part_of(n_, n_, 0, 0, 1);
+}
+
+template <class T>
+void Solver<T>::check_sizes(const Queue& queue, const Arrays<T>& arrays, const workload::Part& rows) const
+{
+    const std::size_t m = rows.rows;
     const struct {
         const char* name;
         const Buffer<T>& buffer;
         std::size_t needed;
-    } needs[] = {{"a", arrays.a, n_ * n_},
-                 {"f", arrays.f, n_},
+    } needs[] = {{"a", arrays.a, m * n_},
+                 {"f", arrays.f, m},
                  {"x", arrays.x, n_},
                  {"other", arrays.other, n_},
-                 {"partial", arrays.partial, partial_elements(n_)},
-                 {"delta", arrays.delta, n_}};
+                 {"partial", arrays.partial, partial_elements(n_, m)},
+                 {"delta", arrays.delta, m}};
+    const std::string equations = m == n_ ? std::to_string(n_) + " equations"
+                                          : "rows " + std::to_string(rows.first_row) + " .. " +
+                                                std::to_string(rows.first_row + m - 1) + " of " + std::to_string(n_) +
+                                                " equations";
     for (const auto& need : needs) {
         if (need.buffer.size() < need.needed) {
             throw InvalidArgument(queue.device().backend(), "jacobi::Solver",
                                   std::string("array '") + need.name + "' holds " + std::to_string(need.buffer.size()) +
-                                      " elements; " + std::to_string(n_) + " equations need " +
-                                      std::to_string(need.needed));
+                                      " elements; " + equations + " need " + std::to_string(need.needed));
         }
     }
 }
 
-template <class T> void Solver<T>::enqueue_step(Queue& queue, const Arrays<T>& arrays, std::size_t from) const
+template <class T>
+void Solver<T>::enqueue_step(Queue& queue, const Arrays<T>& arrays, const workload::Part& rows, std::size_t from) const
 {
     const Buffer<T>& x0 = from == 0 ? arrays.x : arrays.other;
     const Buffer<T>& x1 = from == 0 ? arrays.other : arrays.x;
+    const std::size_t m = rows.rows;
     const auto n32 = static_cast<std::uint32_t>(n_);
-    queue.launch(partial_kernel_, Range::cover(2, {n_, segments(n_), 1}, {block_, 1, 1}), arrays.a, x0, arrays.partial,
-                 n32);
-    queue.launch(update_, Range::cover(n_, block_), arrays.a, arrays.f, x0, arrays.partial, x1, arrays.delta, n32,
-                 static_cast<std::uint32_t>(segments(n_)));
+    const auto m32 = static_cast<std::uint32_t>(m);
+    // Where a row's diagonal is in the rank's block of A: row k's column r0 + k, at k · n + (r0 + k)
+    // row-major, at k + (r0 + k) · m transposed.
+    const bool transposed = transposed_layout(variant_);
+    const std::uint32_t row_stride = transposed ? 1 : n32;
+    const std::uint32_t column_stride = transposed ? m32 : 1;
+    queue.launch(partial_kernel_, Range::cover(2, {m, segments(n_), 1}, {block_, 1, 1}), arrays.a, x0, arrays.partial,
+                 n32, m32);
+    queue.launch(update_, Range::cover(m, block_), arrays.a, arrays.f, x0, arrays.partial, x1, arrays.delta, m32,
+                 static_cast<std::uint32_t>(rows.first_row), static_cast<std::uint32_t>(segments(n_)), row_stride,
+                 column_stride);
 }
 
 template <class T> void Solver<T>::step(Queue& queue, const Arrays<T>& arrays) const
 {
-    check_sizes(queue, arrays);
-    enqueue_step(queue, arrays, 0);
+    const workload::Part rows = all_rows();
+    check_sizes(queue, arrays, rows);
+    enqueue_step(queue, arrays, rows, 0);
 }
 
 template <class T>
-Convergence Solver<T>::solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations)
+Convergence Solver<T>::solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations,
+                             workload::Communicator& ranks)
 {
-    check_sizes(queue, arrays);
+    const workload::Part rows = workload::part_of(n_, n_, 0, ranks.rank(), ranks.size());
+    const std::size_t m = rows.rows;
+    check_sizes(queue, arrays, rows);
     const std::vector<const void*> system{arrays.a.raw().state().get(),       arrays.f.raw().state().get(),
                                           arrays.x.raw().state().get(),       arrays.other.raw().state().get(),
                                           arrays.partial.raw().state().get(), arrays.delta.raw().state().get()};
-    if (recorded_for_ != system) {
+    if (recorded_for_ != system || recorded_rows_ != std::pair{rows.first_row, m}) {
+        // Kernels only: the exchanges run between the replays.
         for (const std::size_t from : {0, 1}) {
             iterations_[from] = queue.record_sequence([&](Queue& recording) {
-                enqueue_step(recording, arrays, from);
+                enqueue_step(recording, arrays, rows, from);
                 if (check_ == Check::device) {
-                    largest_delta_.enqueue(recording, arrays.delta, n_, check_value_.device());
+                    largest_delta_.enqueue(recording, arrays.delta, m, check_value_.device());
                 }
             });
         }
         recorded_for_ = system;
+        recorded_rows_ = {rows.first_row, m};
     }
+    // Each rank's block of x, rank by rank: as the ranks split the rows.
+    std::vector<std::size_t> blocks;
+    for (int rank = 0; rank < ranks.size(); ++rank) {
+        blocks.push_back(workload::part_of(n_, n_, 0, rank, ranks.size()).rows);
+    }
+    const bool distributed = ranks.size() > 1;
     queue.fill(arrays.x.view(0, n_), T(0));
-    const std::span<T> deltas = deltas_.as<T>().first(n_);
+    const std::span<T> deltas = deltas_.as<T>().first(m);
     Convergence convergence;
     for (bool stop = false; !stop;) {
-        queue.replay(iterations_[convergence.iterations % 2]);
+        const std::size_t from = convergence.iterations % 2;
+        queue.replay(iterations_[from]);
+        if (distributed) {
+            ranks.all_gather(queue, (from == 0 ? arrays.other : arrays.x).raw(), blocks, workload::element_type_of<T>);
+        }
         double delta = 0;
         if (check_ == Check::device) {
+            if (distributed) {
+                ranks.all_reduce(queue, check_value_.device().raw(), 0, check_values, workload::element_type_of<T>,
+                                 workload::ReduceOp::max);
+            }
             check_value_.device_written();
             check_value_.to_host(queue);
             delta = check_value_.host()[0];
         } else {
-            queue.read(deltas, arrays.delta.view(0, n_));
+            queue.read(deltas, arrays.delta.view(0, m));
             queue.finish();
             delta = *std::ranges::max_element(deltas);
+            delta = distributed ? ranks.max_over_ranks(delta) : delta;
         }
         stop = convergence.record(delta, eps, max_iterations);
     }

@@ -9,22 +9,25 @@
 //   transposed: A stored transposed, thread k walks column k of Aᵀ: a warp's loads are adjacent
 //   tiled:      as transposed, with the segment of x0 staged once per block in shared memory
 // rather than loaded by every thread (all threads of a warp read the same x0[j]: a broadcast).
-// A's diagonal is at k·n + k in either layout. Indices into A are 64-bit: n² may pass 2^32.
+// Each launch covers m rows of the n, from row r0 (a rank's block of a distributed run; all n from
+// 0 on one rank): A's block is m rows of n, row-major (rows) or transposed, n × m (at[j·m + k]);
+// partial is segments × m; f and delta are the block's, x0 and x1 whole. The diagonal of row k is
+// at k·row_stride + (r0 + k)·column_stride. Indices into A are 64-bit: n² may pass 2^32.
 
 #define JACOBI_SEGMENT 512 // columns per segment: the launcher's segment_columns
 
 template <class T>
-__device__ __forceinline__ void store_partial(T* __restrict__ partial, unsigned int n, unsigned int k, T sum)
+__device__ __forceinline__ void store_partial(T* __restrict__ partial, unsigned int m, unsigned int k, T sum)
 {
-    partial[static_cast<size_t>(blockIdx.y) * n + k] = sum;
+    partial[static_cast<size_t>(blockIdx.y) * m + k] = sum;
 }
 
 template <class T>
 __device__ __forceinline__ void rows_partial(const T* __restrict__ a, const T* __restrict__ x0, T* __restrict__ partial,
-                                             unsigned int n)
+                                             unsigned int n, unsigned int m)
 {
     const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) {
+    if (k >= m) {
         return;
     }
     const unsigned int first = blockIdx.y * JACOBI_SEGMENT;
@@ -34,29 +37,29 @@ __device__ __forceinline__ void rows_partial(const T* __restrict__ a, const T* _
     for (unsigned int j = first; j < end; ++j) {
         sum += row[j] * x0[j];
     }
-    store_partial(partial, n, k, sum);
+    store_partial(partial, m, k, sum);
 }
 
 template <class T>
 __device__ __forceinline__ void transposed_partial(const T* __restrict__ at, const T* __restrict__ x0,
-                                                   T* __restrict__ partial, unsigned int n)
+                                                   T* __restrict__ partial, unsigned int n, unsigned int m)
 {
     const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) {
+    if (k >= m) {
         return;
     }
     const unsigned int first = blockIdx.y * JACOBI_SEGMENT;
     const unsigned int end = min(first + JACOBI_SEGMENT, n);
     T sum = 0;
     for (unsigned int j = first; j < end; ++j) {
-        sum += at[static_cast<size_t>(j) * n + k] * x0[j];
+        sum += at[static_cast<size_t>(j) * m + k] * x0[j];
     }
-    store_partial(partial, n, k, sum);
+    store_partial(partial, m, k, sum);
 }
 
 template <class T>
 __device__ __forceinline__ void tiled_partial(const T* __restrict__ at, const T* __restrict__ x0,
-                                              T* __restrict__ partial, unsigned int n)
+                                              T* __restrict__ partial, unsigned int n, unsigned int m)
 {
     __shared__ T staged[JACOBI_SEGMENT];
     const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -66,56 +69,60 @@ __device__ __forceinline__ void tiled_partial(const T* __restrict__ at, const T*
         staged[j] = x0[first + j];
     }
     __syncthreads(); // every thread of the block reaches it: the row guard comes after
-    if (k >= n) {
+    if (k >= m) {
         return;
     }
-    const T* column = at + static_cast<size_t>(first) * n + k;
+    const T* column = at + static_cast<size_t>(first) * m + k;
     T sum = 0;
     for (unsigned int j = 0; j < count; ++j) {
-        sum += column[static_cast<size_t>(j) * n] * staged[j];
+        sum += column[static_cast<size_t>(j) * m] * staged[j];
     }
-    store_partial(partial, n, k, sum);
+    store_partial(partial, m, k, sum);
 }
 
 template <class T>
 __device__ __forceinline__ void update(const T* __restrict__ a, const T* __restrict__ f, const T* __restrict__ x0,
                                        const T* __restrict__ partial, T* __restrict__ x1, T* __restrict__ delta,
-                                       unsigned int n, unsigned int segments)
+                                       unsigned int m, unsigned int r0, unsigned int segments, unsigned int row_stride,
+                                       unsigned int column_stride)
 {
     const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) {
+    if (k >= m) {
         return;
     }
     T sum = partial[k];
     for (unsigned int s = 1; s < segments; ++s) {
-        sum += partial[static_cast<size_t>(s) * n + k];
+        sum += partial[static_cast<size_t>(s) * m + k];
     }
-    const T next = x0[k] + (f[k] - sum) / a[static_cast<size_t>(k) * n + k];
-    x1[k] = next;
-    delta[k] = fabs(next - x0[k]);
+    const unsigned int row = r0 + k;
+    const T next =
+        x0[row] + (f[k] - sum) / a[static_cast<size_t>(k) * row_stride + static_cast<size_t>(row) * column_stride];
+    x1[row] = next;
+    delta[k] = fabs(next - x0[row]);
 }
 
 #define JACOBI_KERNELS(type, T)                                                                                        \
     extern "C" __global__ void jacobi_rows_##type(const T* __restrict__ a, const T* __restrict__ x0,                   \
-                                                  T* __restrict__ partial, unsigned int n)                             \
+                                                  T* __restrict__ partial, unsigned int n, unsigned int m)             \
     {                                                                                                                  \
-        rows_partial(a, x0, partial, n);                                                                               \
+        rows_partial(a, x0, partial, n, m);                                                                            \
     }                                                                                                                  \
     extern "C" __global__ void jacobi_transposed_##type(const T* __restrict__ at, const T* __restrict__ x0,            \
-                                                        T* __restrict__ partial, unsigned int n)                       \
+                                                        T* __restrict__ partial, unsigned int n, unsigned int m)       \
     {                                                                                                                  \
-        transposed_partial(at, x0, partial, n);                                                                        \
+        transposed_partial(at, x0, partial, n, m);                                                                     \
     }                                                                                                                  \
     extern "C" __global__ void jacobi_tiled_##type(const T* __restrict__ at, const T* __restrict__ x0,                 \
-                                                   T* __restrict__ partial, unsigned int n)                            \
+                                                   T* __restrict__ partial, unsigned int n, unsigned int m)            \
     {                                                                                                                  \
-        tiled_partial(at, x0, partial, n);                                                                             \
+        tiled_partial(at, x0, partial, n, m);                                                                          \
     }                                                                                                                  \
     extern "C" __global__ void jacobi_update_##type(                                                                   \
         const T* __restrict__ a, const T* __restrict__ f, const T* __restrict__ x0, const T* __restrict__ partial,     \
-        T* __restrict__ x1, T* __restrict__ delta, unsigned int n, unsigned int segments)                              \
+        T* __restrict__ x1, T* __restrict__ delta, unsigned int m, unsigned int r0, unsigned int segments,             \
+        unsigned int row_stride, unsigned int column_stride)                                                           \
     {                                                                                                                  \
-        update(a, f, x0, partial, x1, delta, n, segments);                                                             \
+        update(a, f, x0, partial, x1, delta, m, r0, segments, row_stride, column_stride);                              \
     }
 
 JACOBI_KERNELS(f32, float)

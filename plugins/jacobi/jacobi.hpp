@@ -1,7 +1,9 @@
 // jacobi: dense Jacobi, A against Aᵀ: the iteration for a dense, diagonally dominant system
 // A x = f on any device, A read by rows, transposed or transposed with x staged in local memory;
 // float or double; the convergence test on the device (reduce's max of |x_{k+1} - x_k|, one value
-// read per check) or on the host (the whole delta vector read and folded there).
+// read per check) or on the host (the whole delta vector read and folded there). On a distributed
+// run each rank iterates its block of rows (workload::part_of), x all-gathered after each step and
+// the check's max taken over the ranks: every element is computed as on one rank, bit for bit.
 #pragma once
 
 #include <cmath>
@@ -15,6 +17,8 @@
 
 #include <duet/duet.hpp>
 #include <duet/mirror.hpp>
+#include <duet/workload/communicator.hpp>
+#include <duet/workload/kit.hpp>
 
 #include "reduce.hpp"
 
@@ -44,10 +48,15 @@ inline constexpr std::size_t segments(std::size_t n)
     return (n + segment_columns - 1) / segment_columns;
 }
 
-/// The partial sums of one step: a segment's of each row.
+/// The partial sums of one step over `rows` of the n rows (a rank's block): a segment's of each row.
+inline constexpr std::size_t partial_elements(std::size_t n, std::size_t rows)
+{
+    return segments(n) * rows;
+}
+/// Those of all n rows: one rank's.
 inline constexpr std::size_t partial_elements(std::size_t n)
 {
-    return segments(n) * n;
+    return partial_elements(n, n);
 }
 
 /// The kernels index rows with 32-bit integers.
@@ -66,9 +75,11 @@ template <class T> System<T> make_system(std::size_t n, std::uint64_t seed);
 /// Host memory make_system<T>(n) holds at its peak: the floats it draws and the system.
 template <class T> std::uint64_t system_bytes(std::size_t n);
 
-/// A (row-major, n · n) into `stored` as `variant` reads it: as it is for rows, Aᵀ for transposed
-/// and tiled.
-template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored);
+/// A (row-major, n · n) into `stored` as `variant` reads it over `ranks` ranks: as it is for rows;
+/// for transposed and tiled each rank's block of rows (workload::part_of) transposed, n × m_r, the
+/// blocks in rank order (so each rank's part is still its rows' n · m_r elements): Aᵀ on one rank.
+template <class T>
+void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored, int ranks = 1);
 
 /// When the iteration stops, the same rule on the device and on the CPU: max |x_{k+1} - x_k| <= eps
 /// (converged), or no smaller than the iteration before's (stalled: in exact arithmetic it at
@@ -102,10 +113,11 @@ struct Convergence {
     static Convergence from_figures(const std::vector<std::pair<std::string, double>>& figures, double eps);
 };
 
-/// The arrays an iteration reads and writes, each of at least n elements: the system (A, n · n, in
-/// the variant's layout), the two iterates it alternates between (x0 in `x`), and the step's
-/// working arrays, the partial sums (partial_elements(n)) and the deltas. A workload's Spec
-/// declares them; the solver holds only its convergence check's memory.
+/// The arrays an iteration reads and writes: the system's rows the rank iterates, m of n (A's m · n
+/// in the variant's layout, f's m), the two iterates it alternates between, whole (n each, x0 in
+/// `x`), and the step's working arrays for its rows, the partial sums (partial_elements(n, m)) and
+/// the deltas (m). On one rank m = n. A workload's Spec declares them; the solver holds only its
+/// convergence check's memory.
 template <class T> struct Arrays {
     Buffer<T> a, f, x, other, partial, delta;
 };
@@ -147,26 +159,33 @@ public:
     static std::uint64_t device_bytes(std::size_t n);
     static std::uint64_t host_bytes(std::size_t n);
 
-    /// Enqueues one step from `x` into `other`: partial sums, then the update and its delta
-    /// vector. Returns without waiting; InvalidArgument for an array smaller than it needs.
+    /// Enqueues one step of all n rows from `x` into `other` (one rank's): partial sums, then the
+    /// update and its delta vector. Returns without waiting; InvalidArgument for an array smaller
+    /// than it needs.
     void step(Queue& queue, const Arrays<T>& arrays) const;
 
     /// From x0 = 0 in `x`, steps until Convergence::record says stop: one host synchronisation per
     /// iteration, to read the check's value. Each iteration's kernels (the step, and the device
     /// check's reduction) are recorded once per direction between the two iterates, on the first
-    /// solve of these arrays, and replayed. The solution is then in `x`, or in `other` where
+    /// solve of these arrays, and replayed. On several `ranks` each iterates its block of rows
+    /// (workload::part_of of n), then x's blocks are all-gathered and the check's max is taken over
+    /// the ranks (on the device, or by max_over_ranks), between the replays: every rank stops at
+    /// the same iteration with the same x. The solution is then in `x`, or in `other` where
     /// ends_in_other().
-    Convergence solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations);
+    Convergence solve(Queue& queue, const Arrays<T>& arrays, double eps, std::size_t max_iterations,
+                      workload::Communicator& ranks = workload::one_rank());
 
 private:
     /// The check's reduction, and the values it reads back.
     static constexpr reduce::Variant check_variant = reduce::Variant::tree;
     static constexpr std::size_t check_values = 1;
 
-    /// The step's kernels from `x` into `other` (`from` 0) or back (1).
-    void enqueue_step(Queue& queue, const Arrays<T>& arrays, std::size_t from) const;
-    /// InvalidArgument naming the first array smaller than n equations need.
-    void check_sizes(const Queue& queue, const Arrays<T>& arrays) const;
+    /// The step's kernels over `rows` (a Part of n rows) from `x` into `other` (`from` 0) or back (1).
+    void enqueue_step(Queue& queue, const Arrays<T>& arrays, const workload::Part& rows, std::size_t from) const;
+    /// InvalidArgument naming the first array smaller than `rows` of the n equations need.
+    void check_sizes(const Queue& queue, const Arrays<T>& arrays, const workload::Part& rows) const;
+    /// All n rows: one rank's.
+    workload::Part all_rows() const;
 
     Variant variant_;
     Check check_;
@@ -177,10 +196,11 @@ private:
     HostBuffer deltas_; ///< the delta vector read back, for the host's check
     reduce::Reduction<T> largest_delta_;
     Mirror<T> check_value_;
-    /// The iterations recorded from each iterate, and the arrays they were recorded with. The
-    /// sequences keep those buffers alive, so no other buffer can take their addresses.
+    /// The iterations recorded from each iterate, and the arrays and rows they were recorded
+    /// with. The sequences keep those buffers alive, so no other buffer can take their addresses.
     Sequence iterations_[2];
     std::vector<const void*> recorded_for_;
+    std::pair<std::size_t, std::size_t> recorded_rows_;
 };
 
 extern template class Solver<float>;

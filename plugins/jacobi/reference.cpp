@@ -49,15 +49,20 @@ template <class T> std::uint64_t system_bytes(std::size_t n)
     return drawn_floats(n) * sizeof(float) + (n * n + 2 * n) * sizeof(T);
 }
 
-template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored)
+template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant variant, std::span<T> stored, int ranks)
 {
     if (!transposed_layout(variant)) {
         std::ranges::copy(a, stored.begin());
         return;
     }
-    for (std::size_t k = 0; k < n; ++k) {
-        for (std::size_t j = 0; j < n; ++j) {
-            stored[j * n + k] = a[k * n + j];
+    for (int rank = 0; rank < ranks; ++rank) {
+        const workload::Part block = workload::part_of(n, n, 0, rank, ranks);
+        const std::size_t m = block.rows;
+        T* transposed = stored.data() + block.first_row * n;
+        for (std::size_t k = 0; k < m; ++k) {
+            for (std::size_t j = 0; j < n; ++j) {
+                transposed[j * m + k] = a[(block.first_row + k) * n + j];
+            }
         }
     }
 }
@@ -108,8 +113,8 @@ template std::uint64_t system_bytes<float>(std::size_t);
 template std::uint64_t system_bytes<double>(std::size_t);
 template double max_distance(std::span<const float>, std::span<const float>);
 template double max_distance(std::span<const double>, std::span<const double>);
-template void lay_out(std::span<const float>, std::size_t, Variant, std::span<float>);
-template void lay_out(std::span<const double>, std::size_t, Variant, std::span<double>);
+template void lay_out(std::span<const float>, std::size_t, Variant, std::span<float>, int);
+template void lay_out(std::span<const double>, std::size_t, Variant, std::span<double>, int);
 template Convergence reference(const System<float>&, double, std::size_t, std::span<float>);
 template Convergence reference(const System<double>&, double, std::size_t, std::span<double>);
 

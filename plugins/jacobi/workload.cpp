@@ -2,7 +2,10 @@
 // the seed with its exact solution, from x0 = 0 until max |x_{k+1} - x_k| <= eps. A pass: A and f
 // in (h2d), the iteration with its convergence checks (kernel), the solution out (d2h). Figures:
 // the convergence, time per iteration, one step's bandwidth against a device-to-device copy of A,
-// the CPU reference's time and the speedups over it, the error against the exact solution.
+// the CPU reference's time and the speedups over it, the error against the exact solution. On a
+// distributed run A, f and the step's working arrays are split by rows over the ranks (x whole on
+// each), x all-gathered after each step and the convergence check's max taken over the ranks: the
+// same iterates bit for bit as on one rank. The copy yardstick is one rank's only.
 #include "jacobi.hpp"
 
 #include <duet/workload/kit.hpp>
@@ -58,7 +61,8 @@ template <class T> Prepared prepare(const Device& device, const Settings& settin
         Solver<T>(device, variant_named(variant), settings.text("check") == "device" ? Check::device : Check::host, n,
                   static_cast<std::size_t>(settings.integer("block"))));
     Prepared run = [state, eps, max_iterations](Queue& queue, DeviceBuffers& buffers) -> Report {
-        const Convergence convergence = state->solver.solve(queue, arrays_of<T>(buffers), eps, max_iterations);
+        const Convergence convergence =
+            state->solver.solve(queue, arrays_of<T>(buffers), eps, max_iterations, buffers.communicator());
         if (ends_in_other(convergence)) {
             buffers.swap("x", "x_next");
         }
@@ -66,7 +70,7 @@ template <class T> Prepared prepare(const Device& device, const Settings& settin
     };
     run.draw = [state, n, layout = variant_named(variant)](const HostArrays& inputs) {
         state->system = make_system<T>(n, inputs.seed());
-        lay_out<T>(state->system.a, n, layout, inputs.out<T>("A"));
+        lay_out<T>(state->system.a, n, layout, inputs.out<T>("A"), inputs.ranks());
         std::ranges::copy(state->system.f, inputs.out<T>("f").begin());
     };
     run.reference = [state, eps, max_iterations](const HostArrays& arrays) {
@@ -81,12 +85,15 @@ template <class T> Prepared prepare(const Device& device, const Settings& settin
         result.extras.emplace_back("ms_per_iteration", result.kernel_ms / iterations);
         result.extras.emplace_back("max_error_vs_exact",
                                    max_distance<T>(result.output.as<T>(), state->system.solution));
-        // One step (its partial sums and update) against a device-to-device copy of A.
-        const Arrays<T> arrays = arrays_of<T>(finish.buffers);
-        for (auto& figure : copy_yardstick(
-                 finish.queue, static_cast<double>(matrix_bytes<T>(n)),
-                 [&] { state->solver.step(finish.queue, arrays); }, arrays.a.raw(), matrix_bytes<T>(n))) {
-            result.extras.push_back(std::move(figure));
+        // One step (its partial sums and update) against a device-to-device copy of A, on one rank,
+        // which holds the whole A (as the kit's figures are).
+        if (finish.buffers.communicator().size() == 1) {
+            const Arrays<T> arrays = arrays_of<T>(finish.buffers);
+            for (auto& figure : copy_yardstick(
+                     finish.queue, static_cast<double>(matrix_bytes<T>(n)),
+                     [&] { state->solver.step(finish.queue, arrays); }, arrays.a.raw(), matrix_bytes<T>(n))) {
+                result.extras.push_back(std::move(figure));
+            }
         }
         const bool verifying = finish.expected != nullptr;
         finish.widen(solution_bound<T>(convergence, n) + (verifying ? solution_bound<T>(state->cpu, n) : 0),
@@ -108,7 +115,8 @@ Spec spec()
         .description = "Jacobi iteration for a dense, diagonally dominant A x = f: x += (f - A x) / diag(A) from x = 0 "
                        "until max |x_{k+1} - x_k| <= eps; rows: A row-major, a thread per row (uncoalesced); "
                        "transposed: A stored transposed (coalesced); tiled: transposed with x staged in local memory. "
-                       "Each row's dot product in segments of 512 columns, one thread each",
+                       "Each row's dot product in segments of 512 columns, one thread each. Split by rows over the "
+                       "ranks of a distributed run, x all-gathered after each step",
         .variants = {"rows", "transposed", "tiled"},
         .parameters = {integer_parameter("n", 4096, 1, static_cast<std::int64_t>(max_n), "equations (A is n x n)"),
                        choice_parameter("type", {"float", "double"}, "element type"),
@@ -130,17 +138,24 @@ Spec spec()
                        {{"n", "1000"}, {"type", "double"}, {"eps", "1e-15"}},
                        {{"n", "1500"}, {"type", "double"}, {"eps", "1e-15"}, {"check", "host"}},
                        {{"n", "2049"}}}};
-    // The system; the iterate x alternates with; the step's partial sums and deltas.
+    // The system; the iterate x alternates with; the step's partial sums and deltas. Split by rows
+    // over the ranks of a distributed run, all but the iterates, which every rank holds whole.
     spec.buffers_for = [](const Settings& settings, const std::string&) {
         const ElementType type = typed(settings, []<class T>() { return element_type_of<T>; });
         const auto squared = [](const Settings& values) { return n_of(values) * n_of(values); };
         const auto partials = [](const Settings& values) { return partial_elements(n_of(values)); };
-        return std::vector<BufferSpec>{input("A", squared, type),
-                                       input("f", n_of, type),
-                                       output("x", n_of, type),
-                                       scratch("x_next", n_of, type),
-                                       scratch("partial", partials, type),
-                                       scratch("delta", n_of, type)};
+        const auto by_rows = [](BufferSpec buffer, std::function<std::size_t(const Settings&)> row) {
+            buffer.split = Split{.row = std::move(row)};
+            return buffer;
+        };
+        const auto one = [](const Settings&) { return std::size_t{1}; };
+        return std::vector<BufferSpec>{
+            by_rows(input("A", squared, type), n_of),
+            by_rows(input("f", n_of, type), one),
+            output("x", n_of, type),
+            scratch("x_next", n_of, type),
+            by_rows(scratch("partial", partials, type), [](const Settings& values) { return segments(n_of(values)); }),
+            by_rows(scratch("delta", n_of, type), one)};
     };
     spec.prepare = [](const Device& device, const Settings& settings, const std::string& variant) {
         return typed(settings, [&]<class T>() { return prepare<T>(device, settings, variant); });

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -97,6 +98,82 @@ TEST_F(Ranks, TestOnTwoRanksChecksEveryCaseAndRefusesAGridWithFewerRowsThanRanks
     const auto json_run = mpirun(2, {"test", "reduce", "--variants", "tree", "--json"});
     ASSERT_EQ(json_run.exit_code, 0) << json_run.out << json_run.err;
     EXPECT_NE(json_run.out.find("would own none (a distributed run takes a row a rank at least)"), std::string::npos)
+        << json_run.out;
+}
+
+class JacobiRanks : public Ranks {
+protected:
+    /// `compare` (of jacobi on opencl:0) on one rank and on two, by variant: each converges
+    /// (status ok), and each rank's rows computed as on one device give the same iterates, so the
+    /// same iterations, last delta and errors (against the reference and against x*) as on one
+    /// rank. Only the one-rank run has the copy yardstick, which needs the whole A on one device.
+    void expect_two_ranks_as_one(std::vector<std::string> compare)
+    {
+        const std::string one_path = file("jacobi-one.json");
+        const std::string two_path = file("jacobi-two.json");
+        compare.push_back("--json=" + one_path);
+        const auto one = run_duet(compare, two_pocl_devices(), {.timeout_seconds = 240});
+        ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+        compare.back() = "--json=" + two_path;
+        const auto two = mpirun(2, compare);
+        ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+        expect_same_iterates(json::parse(read_file(one_path))["runs"].array(),
+                             json::parse(read_file(two_path))["runs"].array());
+    }
+
+private:
+    static void expect_same_iterates(const std::vector<json::Value>& one_runs, const std::vector<json::Value>& two_runs)
+    {
+        ASSERT_EQ(one_runs.size(), two_runs.size());
+        ASSERT_FALSE(one_runs.empty());
+        for (std::size_t i = 0; i < one_runs.size(); ++i) {
+            const auto& single = one_runs[i];
+            const auto& split = two_runs[i];
+            const std::string variant = split["variant"].string();
+            EXPECT_EQ(variant, single["variant"].string());
+            EXPECT_EQ(split["device"].string(), "opencl:0+1") << variant;
+            ASSERT_EQ(split["status"].string(), "ok") << variant << ": " << split["reason"].string();
+            ASSERT_EQ(single["status"].string(), "ok") << variant << ": " << single["reason"].string();
+            EXPECT_GT(split["max_error"].number(), 0) << variant << ": a zero error would not tell iterates apart";
+            EXPECT_EQ(split["max_error"].number(), single["max_error"].number()) << variant;
+            for (const char* figure : {"iterations", "last_delta", "max_error_vs_exact"}) {
+                EXPECT_EQ(split["extras"][figure].number(), single["extras"][figure].number())
+                    << variant << ": " << figure;
+            }
+            EXPECT_GT(split["extra_phases"]["communication"].number(), 0)
+                << variant << ": x is all-gathered every step";
+            EXPECT_TRUE(single["extras"].has("d2d_copy_gbps")) << variant;
+            EXPECT_FALSE(split["extras"].has("d2d_copy_gbps")) << variant << ": no rank holds the whole A to copy";
+            EXPECT_TRUE(split["extras"].has("ms_per_iteration")) << variant;
+            // Aggregate: the whole A streamed each iteration, whatever the ranks.
+            EXPECT_EQ(split["work"].number(), single["work"].number()) << variant;
+        }
+    }
+};
+
+TEST_F(JacobiRanks, InFloatCheckedOnTheDeviceTwoRanksIterateAsOneInEveryLayout)
+{
+    expect_two_ranks_as_one(
+        {"compare", "jacobi", "--devices", "opencl:0", "--variants", "rows,transposed,tiled", "--set", "n=1000"});
+}
+
+TEST_F(JacobiRanks, InDoubleCheckedOnTheHostTwoRanksIterateAsOne)
+{
+    // Rows a block does not divide and that split unevenly (351 and 350), over two segments.
+    expect_two_ranks_as_one({"compare", "jacobi", "--devices", "opencl:0", "--variants", "rows,tiled", "--set", "n=701",
+                             "--set", "type=double", "--set", "check=host", "--set", "eps=1e-15", "--set", "block=64"});
+}
+
+TEST_F(JacobiRanks, TestOnTwoRanksChecksEveryCaseAndRefusesOneEquation)
+{
+    const auto run = mpirun(2, {"test", "jacobi"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    // n = 1 in each of the three variants: a row for one rank only.
+    EXPECT_NE(run.out.find("21 runs: 18 checked, 3 unsupported"), std::string::npos) << run.out;
+    const auto json_run = mpirun(2, {"test", "jacobi", "--variants", "rows", "--json"});
+    ASSERT_EQ(json_run.exit_code, 0) << json_run.out << json_run.err;
+    EXPECT_NE(json_run.out.find("'A' has 1 row(s) of 1 elements over 2 ranks: rank 1 would own none"),
+              std::string::npos)
         << json_run.out;
 }
 

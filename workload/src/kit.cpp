@@ -49,22 +49,6 @@ template <class T> bool same_bits(T a, T b)
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-/// Rank `rank` of `ranks`' block of `total_rows` rows (Split): the first `total_rows % ranks`
-/// ranks one row more than the rest, so that no two differ by more than one.
-Part block_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank, int ranks)
-{
-    const auto r = static_cast<std::size_t>(rank);
-    const auto n = static_cast<std::size_t>(ranks);
-    Part part;
-    part.row = row;
-    part.total_rows = total_rows;
-    part.first_row = total_rows / n * r + std::min(r, total_rows % n);
-    part.rows = total_rows / n + (r < total_rows % n ? 1 : 0);
-    part.halo_low = std::min(halo, part.first_row);
-    part.halo_high = std::min(halo, total_rows - part.first_row - part.rows);
-    return part;
-}
-
 /// The run's communicator as the launch step sees it: each exchange passed on to the run's ranks
 /// and its record kept, so that the runner can time the pass's communication.
 class LoggedCommunicator final : public Communicator {
@@ -332,6 +316,20 @@ std::pair<void*, std::size_t> HostArrays::find(std::string_view name, ElementTyp
 // std::uniform_real_distribution: inputs run to billions of floats (access at stride 32 draws
 // 2^29), and on a busy two-core host that took 150 ns a float, this 24 ns. Sign, then exponent
 // -1 or 0, then 23 mantissa bits: ±[0.5, 1) and ±[1, 2) equally often.
+Part part_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank, int ranks)
+{
+    const auto r = static_cast<std::size_t>(rank);
+    const auto n = static_cast<std::size_t>(ranks);
+    Part part;
+    part.row = row;
+    part.total_rows = total_rows;
+    part.first_row = total_rows / n * r + std::min(r, total_rows % n);
+    part.rows = total_rows / n + (r < total_rows % n ? 1 : 0);
+    part.halo_low = std::min(halo, part.first_row);
+    part.halo_high = std::min(halo, total_rows - part.first_row - part.rows);
+    return part;
+}
+
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
 {
     std::vector<float> values(n);
@@ -675,6 +673,7 @@ public:
         if (prepared.draw) {
             HostArrays inputs;
             inputs.seed_ = request.seed;
+            inputs.ranks_ = ranks_.size();
             for (const auto& array : arrays_) {
                 if (is_drawn(*array.spec)) {
                     inputs.arrays_.push_back(
@@ -870,6 +869,7 @@ public:
             output_type_, [&]<class T>(std::type_identity<T>) -> void* { return expected.as<T>().data(); }));
         HostArrays arrays;
         arrays.seed_ = request_.seed;
+        arrays.ranks_ = ranks_.size();
         std::size_t offset = 0;
         for (const auto& array : arrays_) {
             const std::size_t elements = array.global * array.instances;
@@ -1041,7 +1041,7 @@ private:
                 refuse("is split in rows of " + std::to_string(row) + " elements, which " +
                        std::to_string(array.global) + " elements are not a whole number of");
             }
-            array.part = block_of(array.global / row, row, buffer.split->halo, ranks_.rank(), ranks_.size());
+            array.part = part_of(array.global / row, row, buffer.split->halo, ranks_.rank(), ranks_.size());
             if (array.part.rows == 0) {
                 // Every rank runs the same kernels on its block: one without rows has nothing to run.
                 throw Unsupported("duet", "workload::Spec",
@@ -1107,7 +1107,7 @@ private:
         if (!array.spec->split) {
             return array.global * array.instances;
         }
-        return block_of(array.part.total_rows, array.part.row, 0, rank, ranks_.size()).rows * array.part.row;
+        return part_of(array.part.total_rows, array.part.row, 0, rank, ranks_.size()).rows * array.part.row;
     }
 
     /// The buffer the array's name stands for now (swaps exchange them), of that instance.
@@ -1418,8 +1418,8 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
             std::uint64_t local = size;
             if (buffer.split && request.communicator != nullptr) {
                 const std::size_t row = std::max<std::size_t>(buffer.split->row(settings), 1);
-                local = block_of(size / row, row, buffer.split->halo, request.communicator->rank(),
-                                 request.communicator->size())
+                local = part_of(size / row, row, buffer.split->halo, request.communicator->rank(),
+                                request.communicator->size())
                             .local_rows() *
                         row;
             }

@@ -80,6 +80,12 @@ struct Part {
     std::size_t local_rows() const { return halo_low + rows + halo_high; }
 };
 
+/// Rank `rank` of `ranks`' part of an array of `total_rows` rows of `row` elements split with
+/// `halo` (Split): the first `total_rows % ranks` ranks own one row more than the rest, so that no
+/// two differ by more than one. The runner splits every array by it; a workload that lays an array
+/// out by the ranks' blocks (jacobi's Aᵀ, block by block) calls it too.
+Part part_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank, int ranks);
+
 /// One array of the workload, on the device and on the host.
 struct BufferSpec {
     enum class Role {
@@ -200,6 +206,9 @@ public:
     /// The run's seed, which the inputs are drawn from: for a reference that checks a sample of
     /// the outputs drawn from it.
     std::uint64_t seed() const { return seed_; }
+    /// The run's ranks (1 unless it is distributed): for inputs laid out by the ranks' blocks
+    /// (part_of), which are drawn whole on every rank.
+    int ranks() const { return ranks_; }
     template <class T = float> std::span<const T> in(std::string_view name) const
     {
         const auto [data, size] = find(name, element_type_of<T>);
@@ -222,6 +231,7 @@ private:
     };
     std::vector<Entry> arrays_;
     std::uint64_t seed_ = 0;
+    int ranks_ = 1;
 };
 
 /// Figures a step reports (Measurement::extras): e.g. the iterations a solve took.
