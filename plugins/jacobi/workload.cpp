@@ -164,8 +164,10 @@ Spec spec()
     spec.tolerance = [](const Settings&) { return Tolerance{0, bound_reason}; }; // widened once the solves are known
     // The solver's own memory and the yardstick's copy of A; the system made on the host.
     spec.extra_device_bytes = [](const Settings& settings) {
-        return typed(settings,
-                     [n = n_of(settings)]<class T>() { return Solver<T>::device_bytes(n) + matrix_bytes<T>(n); });
+        return typed(settings, [n = n_of(settings)]<class T>() { return Solver<T>::device_bytes(n); });
+    };
+    spec.figures_device_bytes = [](const Settings& settings) {
+        return typed(settings, [n = n_of(settings)]<class T>() { return std::uint64_t{matrix_bytes<T>(n)}; });
     };
     spec.extra_host_bytes = [](const Settings& settings) {
         return typed(settings,

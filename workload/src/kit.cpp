@@ -637,9 +637,10 @@ void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::s
         return copy_yardstick(
             queue, work(settings), [&] { launch(queue, buffers); }, buffers.get(source).raw(), copy_bytes(settings));
     };
-    spec.extra_device_bytes = [copy_bytes, other_bytes = std::move(other_bytes)](const Settings& settings) {
-        return std::uint64_t{copy_bytes(settings)} + (other_bytes ? other_bytes(settings) : 0);
-    };
+    spec.figures_device_bytes = [copy_bytes](const Settings& settings) { return std::uint64_t{copy_bytes(settings)}; };
+    if (other_bytes) {
+        spec.extra_device_bytes = std::move(other_bytes);
+    }
 }
 
 HostMemoryKind host_memory_kind(const std::string& name)
@@ -1455,6 +1456,11 @@ Footprint SpecWorkload::footprint(const RunRequest& request) const
         footprint.largest_buffer =
             std::max(footprint.largest_buffer,
                      spec_.extra_largest_allocation ? spec_.extra_largest_allocation(settings) : extra);
+    }
+    if (spec_.figures_device_bytes && (request.communicator == nullptr || request.communicator->size() == 1)) {
+        const std::uint64_t figures = spec_.figures_device_bytes(settings);
+        footprint.device_bytes = saturating_add(footprint.device_bytes, figures);
+        footprint.largest_buffer = std::max(footprint.largest_buffer, figures);
     }
     if (spec_.extra_host_bytes) {
         footprint.host_bytes = saturating_add(footprint.host_bytes, spec_.extra_host_bytes(settings));

@@ -337,6 +337,10 @@ struct Spec {
     /// The largest single allocation among those extra bytes, against the device's largest
     /// allocation; unset, they count as one.
     std::function<std::uint64_t(const Settings& settings)> extra_largest_allocation;
+    /// Device memory the figures take (a yardstick copy's destination), one allocation, counted on a
+    /// run of one rank only: a distributed run measures no figures (a split array's copy would not
+    /// be the device's); optional.
+    std::function<std::uint64_t(const Settings& settings)> figures_device_bytes;
     /// Host memory beyond the declared arrays (the reference's own working arrays); optional.
     std::function<std::uint64_t(const Settings& settings)> extra_host_bytes;
 };
