@@ -202,8 +202,8 @@ public:
     Event record();
     /// Later work on this queue waits for `event`, which may come from another queue of the
     /// same device or of another device of the same backend (clEnqueueBarrierWithWaitList /
-    /// cuStreamWaitEvent; OpenCL waits across contexts through a user event the foreign event's
-    /// completion sets). InvalidArgument for an event of another backend.
+    /// cuStreamWaitEvent; OpenCL, whose wait lists name one context's events, waits on the host for
+    /// an event of another device). InvalidArgument for an event of another backend.
     void wait(const Event& event);
     /// clFinish / cuStreamSynchronize
     void finish();
