@@ -131,6 +131,12 @@ void print_scaling(const Scaling& scaling)
                        ok ? point.status : point.status + ": " + truncate(point.reason, 60)});
     }
     table.print(std::cout);
+    for (const auto& point : scaling.points) {
+        if (!point.exchanges.empty()) {
+            std::cout << "  exchanges of " << point.api << " " << point.variant << " on " << point.ranks
+                      << " ranks: " << point.exchanges << "\n";
+        }
+    }
     std::cout << "time: the kernels and the exchanges of one pass, medians of the slowest rank's; comm: the "
                  "exchanges' share of it;\nefficiency: "
               << (scaling.weak.empty() ? "speedup over one rank / ranks" : "one rank's time / this time")
@@ -151,6 +157,7 @@ json::Value scaling_json(const Scaling& scaling)
                                       {"settings", p.settings},
                                       {"status", p.status},
                                       {"reason", p.reason},
+                                      {"exchanges", p.exchanges},
                                       {"time_ms", p.time_ms},
                                       {"communication_ms", p.communication_ms},
                                       {"speedup", optional(p.speedup)},
@@ -250,6 +257,7 @@ int scale_command(const Arguments& arguments)
             point.ranks = ranks;
             point.status = run.value("status", "");
             point.reason = run.value("reason", "");
+            point.exchanges = run.value("exchanges", "");
             for (const auto& [key, value] : values) {
                 point.settings += (point.settings.empty() ? "" : " ") + key + "=" + value;
             }

@@ -15,6 +15,7 @@ struct ScalePoint {
     int ranks = 1;
     std::string status; ///< the compare run's: "ok", "wrong", "unsupported", "failed"
     std::string reason;
+    std::string exchanges;                  ///< how the exchanges went between the ranks (Measurement::exchanges)
     std::string settings;                   ///< the workload's settings at this rank count (weak scaling grows one)
     double time_ms = 0;                     ///< the timed loop: kernels and communication, the slowest rank's medians
     double communication_ms = 0;            ///< of which exchanges between ranks

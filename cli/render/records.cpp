@@ -152,6 +152,7 @@ json::Value run_json(const Run& run)
         {"device_agreement", cross_check_json(run.device)},
         {"variant_agreement", cross_check_json(run.variant)},
         {"extra_phases", std::move(extra_phases)},
+        {"exchanges", m.exchanges},
         {"extras", std::move(extras)}};
 }
 

@@ -699,11 +699,12 @@ std::string scale_report(const Scaling& scaling)
                         optional(p.speedup),
                         {p.efficiency ? format::percent(*p.efficiency) : "-", "number"},
                         optional(p.opencl_over_cuda),
+                        {p.exchanges.empty() ? "-" : p.exchanges, ""},
                         {ok ? p.status : p.status + ": " + p.reason, ok ? "ok" : "wrong"}});
     }
     out << "<h2>Points</h2>\n"
         << html_table({"API", "variant", "ranks", "devices", "time ms", "comm", "speedup", "efficiency", "OpenCL/CUDA",
-                       "status"},
+                       "exchanges", "status"},
                       rows);
     out << backends_section() << page_end();
     return out.str();

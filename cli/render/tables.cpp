@@ -112,6 +112,13 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
     std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
     print_runs_table(workload_runs);
     print_extras_table(info.name, workload_runs);
+    // A distributed run's exchanges between its ranks, and the path each took.
+    for (const auto& run : workload_runs) {
+        if (!run.measurement.exchanges.empty()) {
+            std::cout << "  exchanges on " << run.job.label << " (" << run.job.variant
+                      << "): " << run.measurement.exchanges << "\n";
+        }
+    }
 }
 
 void print_pairs_table(const std::vector<ApiPair>& pairs)

@@ -82,6 +82,10 @@ TEST_F(Ranks, CompareOfHeatOnTwoRanksSplitsTheGridAndMatchesTheReferenceBitForBi
     // Each point computed by the same operations as on one device: the same bits as the reference.
     EXPECT_EQ(runs[0]["max_error"].number(), 0);
     EXPECT_GT(runs[0]["extra_phases"]["communication"].number(), 0) << "two ranks exchange halos every step";
+    // OpenCL's exchanges go through the host; the result says so.
+    EXPECT_NE(runs[0]["exchanges"].string().find("halo_exchange: staged through pinned host memory"), std::string::npos)
+        << runs[0]["exchanges"].string();
+    EXPECT_NE(run.out.find("exchanges on opencl:0+1 (global): halo_exchange: staged"), std::string::npos) << run.out;
     std::size_t tables = 0;
     for (std::size_t at = run.out.find("heat  rows="); at != std::string::npos;
          at = run.out.find("heat  rows=", at + 1)) {

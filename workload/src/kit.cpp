@@ -724,6 +724,22 @@ public:
 
     Communicator& ranks() const { return ranks_; }
 
+    /// The last pass's exchanges, each kind once with its path, then the communicator; empty on one rank.
+    std::string exchanges() const
+    {
+        if (ranks_.size() == 1) {
+            return {};
+        }
+        std::string text;
+        for (const auto& record : logged_.records) {
+            const std::string item = record.exchange + ": " + std::string(to_string(record.path));
+            if (text.find(item) == std::string::npos) {
+                text += item + "; ";
+            }
+        }
+        return text + ranks_.describe();
+    }
+
     /// On rank 0, every rank's owned part of `local` (what outputs() gives on each rank) in its
     /// place in the whole arrays, end to end as on one rank; an array every rank holds whole is
     /// rank 0's. Other ranks get `local` back. Collective: every rank calls it.
@@ -1521,6 +1537,7 @@ Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepare
     // its own sentinels and writes above.
     result.output = runner.gather(owned);
     result.extras = report;
+    result.exchanges = runner.exchanges();
     // The figures are one device's (a kernel beside that device's copy): a distributed run's are
     // its phases and their scaling.
     if (spec_.figures && runner.ranks().size() == 1) {

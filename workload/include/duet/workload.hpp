@@ -179,7 +179,10 @@ struct Measurement {
     workload::Shape output_shape;
     workload::Writes writes; ///< the check pass's verdict on what was written (the kit's runners)
     std::vector<std::pair<std::string, double>> extras; ///< further figures (e.g. overlap ratio)
-    double rate_ms = 0;                                 ///< the median of the samples' rate_ms
+    /// A distributed run's exchanges between ranks, each with the path it took, then the ranks:
+    /// "halo_exchange: NCCL; MPI, 2 ranks (Open MPI v4.1.6); exchanges: NCCL 2.28.3". Empty on one rank.
+    std::string exchanges;
+    double rate_ms = 0; ///< the median of the samples' rate_ms
 
     /// The summary of one quantity over the samples.
     workload::Summary summary(Phase phase) const;

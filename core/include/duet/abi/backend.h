@@ -242,7 +242,7 @@ typedef enum duet_replay_method {
        uint32_t arg_count))                                                                                            \
     X(queue_record, 1, (duet_queue queue, duet_event * event))                                                         \
     /* The event may come from another device of the same backend (3.2): cuStreamWaitEvent takes one of */             \
-    /* another context; OpenCL, whose wait lists name events of one context, waits on the host. */                      \
+    /* another context; OpenCL, whose wait lists name events of one context, waits on the host. */                     \
     X(queue_wait, 1, (duet_queue queue, duet_event event))                                                             \
     X(queue_native, 0, (duet_queue queue, void** native))                                                              \
                                                                                                                        \
