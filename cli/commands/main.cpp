@@ -160,6 +160,7 @@ const std::vector<Command>& commands()
           .options = {{"ranks", Kind::repeated, "N,...", "the rank counts (default 1,2)"},
                       {"weak", Kind::value, "PARAM", "an integer parameter multiplied by the rank count"},
                       {"oversubscribe", Kind::flag, "", "let ranks share devices (and mpirun more ranks than cores)"},
+                      {"runs", Kind::value, "DIR", "keep each rank count's compare JSON there (ranks-N.json)"},
                       set_option,
                       devices_option,
                       variants_option,

@@ -199,8 +199,11 @@ int scale_command(const Arguments& arguments)
     Outputs outputs = Outputs::open(arguments);
     const bool oversubscribe = arguments.has("oversubscribe");
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+    // Each rank count's compare JSON: kept in --runs DIR (ranks-N.json), else in a folder removed after.
+    const auto runs_folder = arguments.value("runs");
     const std::filesystem::path scratch =
-        std::filesystem::temp_directory_path() / ("duet-scale-" + std::to_string(::getpid()));
+        runs_folder ? std::filesystem::path(*runs_folder)
+                    : std::filesystem::temp_directory_path() / ("duet-scale-" + std::to_string(::getpid()));
     std::filesystem::create_directories(scratch);
     if (oversubscribe) {
         ::setenv("DUET_OVERSUBSCRIBE", "1", 1);
@@ -275,7 +278,9 @@ int scale_command(const Arguments& arguments)
             scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status));
         }
     }
-    std::filesystem::remove_all(scratch);
+    if (!runs_folder) {
+        std::filesystem::remove_all(scratch);
+    }
     std::stable_sort(scaling.points.begin(), scaling.points.end(), [](const ScalePoint& a, const ScalePoint& b) {
         return std::tie(a.api, a.variant, a.ranks) < std::tie(b.api, b.variant, b.ranks);
     });

@@ -214,9 +214,10 @@ TEST_F(Ranks, ARankThatFailsAloneEndsEveryRankWithinSeconds)
 TEST_F(Ranks, ScaleReportsEachRankCountsTimeCommunicationAndEfficiency)
 {
     const std::string json_path = file("scale.json");
-    const auto run = run_duet({"scale", "heat", "--ranks", "1,2", "--devices", "opencl:0", "--set", "rows=64", "--set",
-                               "cols=64", "--set", "steps=4", "--oversubscribe", "--json=" + json_path},
-                              two_pocl_devices(), {.timeout_seconds = 240});
+    const auto run =
+        run_duet({"scale", "heat", "--ranks", "1,2", "--devices", "opencl:0", "--set", "rows=64", "--set", "cols=64",
+                  "--set", "steps=4", "--oversubscribe", "--json=" + json_path, "--runs=" + file("runs")},
+                 two_pocl_devices(), {.timeout_seconds = 240});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto document = json::parse(read_file(json_path));
     EXPECT_EQ(document["scaling"].string(), "strong");
@@ -233,6 +234,8 @@ TEST_F(Ranks, ScaleReportsEachRankCountsTimeCommunicationAndEfficiency)
     EXPECT_DOUBLE_EQ(points[0]["speedup"].number(), 1);
     EXPECT_NEAR(points[1]["efficiency"].number(), points[1]["speedup"].number() / 2, 1e-12);
     EXPECT_NE(run.out.find("strong scaling"), std::string::npos) << run.out;
+    // The compare behind each rank count, kept where --runs says.
+    EXPECT_EQ(json::parse(read_file(file("runs/ranks-2.json")))["runs"].array().size(), 1u);
 }
 
 TEST_F(Ranks, WeakScalingGrowsTheParameterWithTheRanks)
