@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -61,7 +62,11 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return ranks_->gather_text(text); }
     double max_over_ranks(double value) override { return ranks_->max_over_ranks(value); }
     double sum_over_ranks(double value) override { return ranks_->sum_over_ranks(value); }
-    [[noreturn]] void abort(const std::string& message) override { ranks_->abort(message); }
+    [[noreturn]] void abort(const std::string& message) override
+    {
+        ranks_->abort(message);
+        std::abort(); // not reached: GCC does not carry [[noreturn]] through the virtual call
+    }
 
     /// The pass's exchanges, in order.
     std::vector<ExchangeRecord> records;
