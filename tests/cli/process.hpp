@@ -23,7 +23,7 @@ using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
 /// Resource limits set in duet's process before it starts, as `ulimit` sets them in a shell.
 struct Limits {
-    std::optional<std::uint64_t> address_space; ///< RLIMIT_AS in bytes (`ulimit -v` counts KiB)
+    std::optional<std::uint64_t> address_space{}; ///< RLIMIT_AS in bytes (`ulimit -v` counts KiB)
     /// Seconds after which duet is killed (0: none), for a test of what could hang.
     unsigned timeout_seconds = 0;
 };
