@@ -5,6 +5,7 @@
 #include "model/usage_error.hpp"
 
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,11 @@ public:
                              picked.properties().platform + ") from it on, but there are " +
                              std::to_string(group.size()) + " (" + names +
                              "); run fewer ranks, or set DUET_OVERSUBSCRIBE=1 to share them");
+        }
+        if (needed > group.size() && world_.rank() == 0) {
+            std::cerr << "note: " << needed << " ranks on this node share " << group.size() << " device(s) like "
+                      << picked.selector() << ", round robin (DUET_OVERSUBSCRIBE): their times are not one device's "
+                      << "a rank\n";
         }
         const Device mine = group[local % group.size()];
         distributed::MpiCommunicator* communicator = nullptr;

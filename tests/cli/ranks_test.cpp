@@ -191,6 +191,17 @@ TEST_F(Ranks, MoreRanksOnANodeThanDevicesIsRefusedNamingBothCounts)
     EXPECT_NE((run.out + run.err).find("but there are 2"), std::string::npos) << run.err;
 }
 
+TEST_F(Ranks, OversubscribedRanksShareTheDevicesAndSaySo)
+{
+    EnvChanges env = two_pocl_devices();
+    env["DUET_OVERSUBSCRIBE"] = "1";
+    const auto run =
+        mpirun(3, {"compare", "heat", "--devices", "opencl:0", "--set", "rows=64", "--set", "steps=2"}, env);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.err.find("note: 3 ranks on this node share 2 device(s) like opencl:0"), std::string::npos) << run.err;
+    EXPECT_NE(run.out.find("opencl:0+1+0"), std::string::npos) << run.out;
+}
+
 TEST_F(Ranks, ARankThatFailsAloneEndsEveryRankWithinSeconds)
 {
 #ifdef DUET_TEST_MPIEXEC
