@@ -72,16 +72,18 @@ public:
                       << "a rank\n";
         }
         const Device mine = group[local % group.size()];
-        distributed::MpiCommunicator* communicator = nullptr;
+        // One communicator a pick, made by every rank alike (making one is collective); a rank whose
+        // two picks land on one device (oversubscribed) could not tell their runs apart.
         for (const auto& [device, made] : communicators_) {
-            communicator = device == mine ? made.get() : communicator;
+            if (device == mine) {
+                throw UsageError("rank " + std::to_string(world_.rank()) + " would run two picks on " +
+                                 mine.selector() + ", sharing devices (DUET_OVERSUBSCRIBE): pick one device a backend");
+            }
         }
-        if (communicator == nullptr) {
-            communicator =
-                communicators_.emplace_back(mine, std::make_unique<distributed::MpiCommunicator>(world_, mine))
-                    .second.get();
-            workload::set_communicator(mine, communicator);
-        }
+        auto* communicator =
+            communicators_.emplace_back(mine, std::make_unique<distributed::MpiCommunicator>(world_, mine))
+                .second.get();
+        workload::set_communicator(mine, communicator);
         // Rank 0 names every rank's device: "cuda:0+1" where they share a backend, as they do.
         std::string label = picked.backend() + ":";
         const auto selectors = communicator->gather_text(std::to_string(mine.index()));

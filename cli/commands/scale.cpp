@@ -218,6 +218,7 @@ int scale_command(const Arguments& arguments)
     }
     for (const int ranks : scaling.ranks) {
         const std::filesystem::path json_path = scratch / ("ranks-" + std::to_string(ranks) + ".json");
+        std::filesystem::remove(json_path); // an earlier run's, kept in --runs, is not this one's
         std::vector<std::string> command{mpirun(), "-n", std::to_string(ranks)};
         if (oversubscribe) {
             command.push_back("--oversubscribe");
@@ -245,13 +246,15 @@ int scale_command(const Arguments& arguments)
         }
         std::cerr << "== " << ranks << (ranks == 1 ? " rank" : " ranks") << "\n" << std::flush;
         const int status = run_process(command);
+        // A job that a rank ended (MPI_Abort) leaves the JSON compare opened empty, or none.
         std::ifstream file(json_path);
-        if (!file) {
+        const json::Value document =
+            file ? json::Value::parse(file, nullptr, false) : json::Value(json::Value::value_t::discarded);
+        if (document.is_discarded() || !document.contains("runs")) {
             scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status) +
                                        " and no result (its messages are above)");
             continue;
         }
-        const json::Value document = json::Value::parse(file);
         for (const auto& run : document.at("runs")) {
             ScalePoint point;
             point.api = run.value("api", "");

@@ -53,14 +53,19 @@ std::vector<std::pair<Device, std::string>> pick_devices(const std::vector<std::
     // each stands for them (rank r takes the r-th).
     if (Ranks* distributed = ranks()) {
         if (selectors.empty()) {
-            std::erase_if(picked, [&](const auto& pick) {
-                return std::any_of(picked.begin(), picked.end(), [&](const auto& other) {
-                    const auto& a = other.first.properties();
-                    const auto& b = pick.first.properties();
-                    return other.first.backend() == pick.first.backend() && a.platform == b.platform &&
-                           a.type == b.type && other.first.index() < pick.first.index();
+            std::vector<std::pair<Device, std::string>> firsts;
+            for (auto& pick : picked) {
+                const auto& b = pick.first.properties();
+                const bool seen = std::any_of(firsts.begin(), firsts.end(), [&](const auto& first) {
+                    const auto& a = first.first.properties();
+                    return first.first.backend() == pick.first.backend() && a.platform == b.platform &&
+                           a.type == b.type;
                 });
-            });
+                if (!seen) {
+                    firsts.push_back(std::move(pick));
+                }
+            }
+            picked = std::move(firsts);
         }
         for (auto& pick : picked) {
             pick = distributed->take(pick.first);

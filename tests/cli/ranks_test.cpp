@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <unistd.h>
@@ -92,6 +93,51 @@ TEST_F(Ranks, CompareOfHeatOnTwoRanksSplitsTheGridAndMatchesTheReferenceBitForBi
         ++tables;
     }
     EXPECT_LE(tables, 1u) << "only rank 0 prints:\n" << run.out;
+}
+
+TEST_F(Ranks, TwoRanksJudgeTheSameWritesAsOne)
+{
+    // An odd number of steps ends heat's grid on the scratch buffer it was swapped with, which starts
+    // poisoned whole: its writes are judged, on two ranks as on one, over the whole grid.
+    std::vector<std::string> args{"compare", "heat",    "--devices", "opencl:0", "--set",     "rows=40",
+                                  "--set",   "cols=24", "--set",     "steps=7",  "--repeats", "3"};
+    const std::string one_path = file("one.json"), two_path = file("two.json");
+    auto one_args = args;
+    one_args.push_back("--json=" + one_path);
+    const auto one = run_duet(one_args, two_pocl_devices());
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    args.push_back("--json=" + two_path);
+    const auto two = mpirun(2, args);
+    ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+    const auto one_run = json::parse(read_file(one_path))["runs"].array().at(0);
+    const auto two_run = json::parse(read_file(two_path))["runs"].array().at(0);
+    EXPECT_EQ(one_run["writes"]["judged"].number(), 40 * 24);
+    EXPECT_EQ(two_run["writes"]["judged"].number(), one_run["writes"]["judged"].number());
+    EXPECT_EQ(two_run["writes"]["unwritten"].number(), 0);
+    EXPECT_EQ(two_run["writes"]["outputs"].array().at(0)["name"].string(), "grid");
+}
+
+TEST_F(Ranks, ScaleReportsARankCountWithoutAResultAndKeepsTheOthers)
+{
+    // Three ranks on two devices are refused; a result an earlier scale kept in --runs is not taken
+    // for theirs.
+    const std::string runs = file("runs");
+    std::filesystem::create_directories(runs);
+    {
+        std::ofstream stale(runs + "/ranks-3.json");
+        stale << R"({"runs": []})";
+    }
+    const std::string json_path = file("scale.json");
+    const auto run = run_duet({"scale", "heat", "--ranks", "1,3", "--devices", "opencl:0", "--set", "rows=64", "--set",
+                               "steps=2", "--runs=" + runs, "--json=" + json_path},
+                              two_pocl_devices(), {.timeout_seconds = 240});
+    EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+    EXPECT_NE(run.err.find("3 ranks: mpirun exited with"), std::string::npos) << run.err;
+    const auto document = json::parse(read_file(json_path));
+    const auto& points = document["points"].array();
+    ASSERT_EQ(points.size(), 1u);
+    EXPECT_EQ(points[0]["ranks"].number(), 1);
+    EXPECT_EQ(points[0]["status"].string(), "ok");
 }
 
 TEST_F(Ranks, TestOnTwoRanksChecksEveryCaseAndRefusesAGridWithFewerRowsThanRanks)

@@ -101,9 +101,11 @@ private:
 /// (Unsupported where each failure was, so that the run reads unsupported, else Error). The ranks
 /// first check that they are at the same run, since a rank that skipped one (refused before it ran)
 /// would pair its exchanges with another run's.
-void agree_to_run(Communicator& ranks, const RunRequest& request, const std::function<void()>& start)
+void agree_to_run(Communicator& ranks, const std::string& name, const RunRequest& request,
+                  const std::function<void()>& start)
 {
-    std::string key = request.variant + "|" + std::to_string(request.seed);
+    std::string key = name + "/" + request.variant + " on " + request.device.backend() + " (" +
+                      request.device.properties().platform + ")|" + std::to_string(request.seed);
     for (const auto& [name, value] : request.settings.values()) {
         key += "|" + name + "=" + value;
     }
@@ -117,13 +119,22 @@ void agree_to_run(Communicator& ranks, const RunRequest& request, const std::fun
         failure = error.what();
         unsupported = true;
         own = std::current_exception();
+    } catch (const OutOfMemory& error) {
+        // Too large for this rank's device or host, as on one rank: refused, not failed.
+        failure = error.what();
+        unsupported = true;
+        own = std::current_exception();
     } catch (const std::exception& error) {
         failure = error.what();
         own = std::current_exception();
+    } catch (...) {
+        failure = "an exception that is not a std::exception";
+        own = std::current_exception();
     }
-    // What every rank says, on rank 0: its run, then "ok", "unsupported: ..." or "failed: ...".
-    const auto said =
-        ranks.gather_text(key + "\n" + (own ? (unsupported ? "unsupported: " : "failed: ") + failure : "ok"));
+    // What every rank says, on rank 0: its run, then "ok" or the rank and its device with
+    // "unsupported: ..." or "failed: ...".
+    const auto said = ranks.gather_text(
+        key + "\n" + (own ? me + ": " + (unsupported ? "unsupported: " : "failed: ") + failure : std::string("ok")));
     std::string problems;
     bool all_unsupported = true;
     for (std::size_t r = 0; r < said.size(); ++r) {
@@ -135,8 +146,8 @@ void agree_to_run(Communicator& ranks, const RunRequest& request, const std::fun
         }
         const std::string outcome = said[r].substr(newline + 1);
         if (outcome != "ok") {
-            problems += "; rank " + std::to_string(r) + ": " + outcome;
-            all_unsupported = all_unsupported && outcome.starts_with("unsupported: ");
+            problems += "; " + outcome;
+            all_unsupported = all_unsupported && outcome.find("): unsupported: ") != std::string::npos;
         }
     }
     // Rank 0 tells the others whether to go on: the sum of its verdict alone.
@@ -552,7 +563,8 @@ double span_ms(std::span<const Event> starts, std::span<const Event> ends)
     return latest - earliest;
 }
 
-std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass)
+std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass,
+                           const std::function<double(double)>& agree_ms)
 {
     // Each pass begins by handing the turn on, so that runs taking turns alternate pass by pass.
     const auto hand_on = [&] {
@@ -590,7 +602,8 @@ std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& 
         if (met && !(timing.turn && timing.turn->others_unsettled())) {
             break;
         }
-        spent_ms += host_ms([&] { samples.push_back(pass()); });
+        const double ms = host_ms([&] { samples.push_back(pass()); });
+        spent_ms += agree_ms ? agree_ms(ms) : ms;
         met = samples.size() >= floor && settled();
         if (timing.turn) {
             timing.turn->set_settled(met || (samples.size() >= floor && at_limit()));
@@ -676,6 +689,7 @@ public:
         for (std::size_t index = 0; index < declared_.size(); ++index) {
             arrays_.push_back(make_array(index, stream));
         }
+        refuse_outputs_too_large_to_gather();
         if (prepared.draw) {
             HostArrays inputs;
             inputs.seed_ = request.seed;
@@ -791,8 +805,14 @@ public:
         if (ranks_.size() == 1) {
             return;
         }
-        std::string mine(writes.elements, '\0');
-        for (std::size_t i = 0; i < writes.mask.size(); ++i) {
+        // Every rank sends a byte per owned element of its outputs, whatever it judged: rank 0
+        // reads each rank's at the same places.
+        std::size_t owned_total = 0;
+        for (const auto& array : arrays_) {
+            owned_total += is_read_back(*array.spec) ? array.owned * array.instances : 0;
+        }
+        std::string mine(owned_total, '\0');
+        for (std::size_t i = 0; i < writes.mask.size() && i < owned_total; ++i) {
             mine[i] = writes.mask[i] ? 1 : 0;
         }
         const auto masks = ranks_.gather_text(mine);
@@ -812,23 +832,26 @@ public:
             if (!is_read_back(*array.spec)) {
                 continue;
             }
-            const bool judged = array.spec->role == BufferSpec::Role::output;
-            if (judged) {
-                whole.add_output(array.spec->name, offset, array.global * array.instances, total);
-            }
-            std::size_t index = 0;
-            for (std::size_t r = 0; r < masks.size(); ++r) {
-                const std::size_t count = owned_on(array, static_cast<int>(r));
-                if (r == 0 || array.spec->split) {
-                    for (std::size_t i = 0; i < count; ++i, ++index) {
-                        if (judged && masks[r][read[r] + i] != 0) {
-                            whole.mark(index);
+            for (std::size_t i = 0; i < array.instances; ++i) {
+                // Judged as judge_writes judged it on every rank: the swaps are the same on all.
+                const bool judged = is_judged(array, i);
+                if (judged) {
+                    whole.add_output(array.spec->name + instance_text(array, i), offset, array.global, total);
+                }
+                std::size_t index = 0;
+                for (std::size_t r = 0; r < masks.size(); ++r) {
+                    const std::size_t count = owned_on(array, static_cast<int>(r)) / array.instances;
+                    if (r == 0 || array.spec->split) {
+                        for (std::size_t k = 0; k < count; ++k, ++index) {
+                            if (judged && read[r] + k < masks[r].size() && masks[r][read[r] + k] != 0) {
+                                whole.mark(index);
+                            }
                         }
                     }
+                    read[r] += count;
                 }
-                read[r] += count;
+                offset += array.global;
             }
-            offset += array.global * array.instances;
         }
         writes = std::move(whole);
     }
@@ -860,8 +883,7 @@ public:
             // Named unquoted: judge_check_pass quotes it, as Writes::describe does.
             const std::string name = array.spec->name + instance_text(array, i);
             check_padding<T>(queue, current(array, i), "'" + array.spec->name + "'" + instance_text(array, i), true);
-            const BufferSpec::Role role = arrays_[current(array, i).origin].spec->role;
-            const bool judged = role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
+            const bool judged = is_judged(array, i);
             // A split array's owned rows, then its sentinels, as judge_check_pass reads them.
             std::vector<T> owned;
             if (array.spec->split) {
@@ -1121,6 +1143,37 @@ private:
             initial_.buffers_.push_back(std::move(entry));
         }
         return array;
+    }
+
+    /// Rank 0 gathers the outputs through MPI, whose counts are ints: more than INT_MAX bytes of them
+    /// is refused before anything runs, naming both.
+    void refuse_outputs_too_large_to_gather() const
+    {
+        if (ranks_.size() == 1) {
+            return;
+        }
+        std::uint64_t bytes = 0;
+        for (const auto& array : arrays_) {
+            if (is_read_back(*array.spec)) {
+                bytes = detail::saturating_add(
+                    bytes, detail::saturating_multiply(array.global * array.instances, element_size(array.spec->type)));
+            }
+        }
+        if (bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+            throw Unsupported("duet", "workload::Spec",
+                              "the outputs' " + std::to_string(bytes) + " bytes exceed the " +
+                                  std::to_string(std::numeric_limits<int>::max()) +
+                                  " that rank 0 can gather from the ranks in one MPI call");
+        }
+    }
+
+    /// Whether an output's instance is judged by the check pass: read from a buffer that starts
+    /// poisoned whole (an output's own, or a scratch buffer it was swapped with), not one that starts
+    /// with values (updated in place, or an input's).
+    bool is_judged(const Array& array, std::size_t instance) const
+    {
+        const BufferSpec::Role role = arrays_[current(array, instance).origin].spec->role;
+        return role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
     }
 
     /// Elements of `array` that rank `rank` owns: its block's, or the whole of one every rank holds.
@@ -1400,8 +1453,11 @@ void Finish::widen(double value, std::string reason)
 
 std::pair<std::vector<Sample>, Values> Finish::repeat(const Schedule& schedule)
 {
-    std::vector<Sample> samples =
-        workload::repeat(runner_->request_.timing, [&] { return runner_->pass(queue, schedule, false); });
+    Communicator& ranks = runner_->ranks();
+    std::vector<Sample> samples = workload::repeat(
+        runner_->request_.timing, [&] { return runner_->pass(queue, schedule, false); },
+        ranks.size() > 1 ? std::function<double(double)>([&](double ms) { return ranks.max_over_ranks(ms); })
+                         : std::function<double(double)>());
     return {std::move(samples), runner_->outputs(queue, false)};
 }
 
@@ -1503,7 +1559,11 @@ Measurement SpecWorkload::run(const RunRequest& request) const
         spacer.emplace(request.device);
         runner.emplace(spec_, request, *prepared, *spacer);
     } else {
-        agree_to_run(ranks, request, [&] {
+        const std::string what = spec_.info.name + "/" + request.variant;
+        agree_to_run(ranks, spec_.info.name, request, [&] {
+            // The limits each rank checks for itself, inside the agreement, so that a rank refused
+            // does not leave the others waiting in this run's exchanges.
+            check_fits(footprint(request), request.device, what);
             prepared.emplace(spec_.prepare(request.device, request.settings, request.variant));
             spacer.emplace(request.device);
             runner.emplace(spec_, request, *prepared, *spacer);
@@ -1512,8 +1572,11 @@ Measurement SpecWorkload::run(const RunRequest& request) const
         try {
             return run(request, *prepared, *runner);
         } catch (const std::exception& error) {
-            ranks.abort(spec_.info.name + "/" + request.variant + " failed on " + request.device.selector() + ": " +
-                        error.what());
+            ranks.abort(what + " failed on " + request.device.selector() + ": " + error.what());
+        } catch (...) {
+            ranks.abort(what + " failed on " + request.device.selector() +
+                        ": an exception that is not a "
+                        "std::exception");
         }
     }
     return run(request, *prepared, *runner);
@@ -1524,7 +1587,11 @@ Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepare
     Queue queue = request.device.create_queue();
     Measurement result;
     Report report;
-    result.samples = repeat(request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); });
+    result.samples = repeat(
+        request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); },
+        runner.ranks().size() > 1
+            ? std::function<double(double)>([&](double ms) { return runner.ranks().max_over_ranks(ms); })
+            : std::function<double(double)>());
     result.set_medians();
     result.work = spec_.work ? spec_.work(request.settings) : 0;
     result.unit = spec_.unit;

@@ -2,6 +2,7 @@
 // that finds and loads workload plugins.
 #include <duet/error.hpp>
 #include <duet/workload.hpp>
+#include <duet/workload/communicator.hpp>
 
 #include <duet/detail/plugins.hpp>
 #include <duet/detail/saturating.hpp>
@@ -226,7 +227,10 @@ Measurement run_within_limits(const Workload& workload, const RunRequest& reques
     if (const auto broken = request.settings.broken_rule(info, request.variant)) {
         fail<InvalidArgument>(info.name, "Settings", *broken);
     }
-    check_fits(workload.footprint(request), request.device, info.name + "/" + request.variant);
+    // A distributed run's ranks check theirs inside the run, as they agree to start it (kit.cpp).
+    if (request.communicator == nullptr || request.communicator->size() == 1) {
+        check_fits(workload.footprint(request), request.device, info.name + "/" + request.variant);
+    }
     return workload.run(request);
 }
 

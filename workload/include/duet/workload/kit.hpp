@@ -458,7 +458,10 @@ double span_ms(std::span<const Event> starts, std::span<const Event> ends);
 /// Runs `pass` as `timing` says: its warm-up passes, then timed ones until the rule is met. The
 /// samples come back in order. Where the timing carries a turn, the turn is handed on before each
 /// pass (turns.hpp).
-std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass);
+/// `agree_ms`, where given, replaces each pass's host time by the one every rank of a distributed
+/// run counts (the slowest's), so that the time budget stops them all after the same pass.
+std::vector<Sample> repeat(const Timing& timing, const std::function<Sample()>& pass,
+                           const std::function<double(double)>& agree_ms = {});
 
 /// Milliseconds of host time `body` takes: the CPU reference's clock.
 template <class Body> double host_ms(Body&& body)
