@@ -37,21 +37,29 @@ std::string rate_unit_of(std::span<const Run> runs)
 void print_runs_table(std::span<const Run> runs)
 {
     const std::string unit = rate_unit_of(runs);
+    // A distributed run's exchanges between ranks, timed apart from the kernel phase: a column of
+    // their own where any run has them.
+    const bool exchanges =
+        std::any_of(runs.begin(), runs.end(), [](const Run& run) { return !run.measurement.exchanges.empty(); });
     using Align = Table::Align;
-    Table table({{"device"},
-                 {"API"},
-                 {"variant"},
-                 {"runs", Align::right},
-                 {"h→d ms", Align::right},
-                 {"kernel ms", Align::right},
-                 {"d→h ms", Align::right},
-                 {"total ms", Align::right},
-                 {unit.empty() ? "rate" : unit, Align::right},
-                 {"max error", Align::right},
-                 {"ULPs", Align::right},
-                 {"device Δ", Align::right},
-                 {"variant Δ", Align::right},
-                 {"agrees"}});
+    std::vector<Table::Column> columns{{"device"},
+                                       {"API"},
+                                       {"variant"},
+                                       {"runs", Align::right},
+                                       {"h→d ms", Align::right},
+                                       {"kernel ms", Align::right}};
+    if (exchanges) {
+        columns.push_back({"comm ms", Align::right});
+    }
+    columns.insert(columns.end(), {{"d→h ms", Align::right},
+                                   {"total ms", Align::right},
+                                   {unit.empty() ? "rate" : unit, Align::right},
+                                   {"max error", Align::right},
+                                   {"ULPs", Align::right},
+                                   {"device Δ", Align::right},
+                                   {"variant Δ", Align::right},
+                                   {"agrees"}});
+    Table table(std::move(columns));
     const auto difference = [](const workload::Comparison& comparison, const char* base) {
         return comparison.compared() ? format::error(comparison.agreement.max_error) : std::string(base);
     };
@@ -64,10 +72,14 @@ void print_runs_table(std::span<const Run> runs)
             continue;
         }
         const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
+        cells.insert(cells.end(), {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
+                                   format::milliseconds(m.kernel_ms, m.summary(Phase::kernel))});
+        if (exchanges) {
+            const workload::Summary communication = m.summary("communication");
+            cells.push_back(m.exchanges.empty() ? "-" : format::milliseconds(communication.median, communication));
+        }
         cells.insert(cells.end(),
-                     {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
-                      format::milliseconds(m.kernel_ms, m.summary(Phase::kernel)), format::milliseconds(m.d2h_ms),
-                      format::milliseconds(m.total_ms, m.total_summary()), rate,
+                     {format::milliseconds(m.d2h_ms), format::milliseconds(m.total_ms, m.total_summary()), rate,
                       m.verified ? format::error(m.max_error) : "-",
                       m.verified ? format::ulps(m.agreement.max_scaled_ulps) : "-", difference(run.device, "base"),
                       difference(run.variant, "base"), run.status == Status::ok ? "yes" : "NO"});

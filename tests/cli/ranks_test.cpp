@@ -87,6 +87,7 @@ TEST_F(Ranks, CompareOfHeatOnTwoRanksSplitsTheGridAndMatchesTheReferenceBitForBi
     EXPECT_NE(runs[0]["exchanges"].string().find("halo_exchange: staged through pinned host memory"), std::string::npos)
         << runs[0]["exchanges"].string();
     EXPECT_NE(run.out.find("exchanges on opencl:0+1 (global): halo_exchange: staged"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("comm ms"), std::string::npos) << "the exchanges' time has a column:\n" << run.out;
     std::size_t tables = 0;
     for (std::size_t at = run.out.find("heat  rows="); at != std::string::npos;
          at = run.out.find("heat  rows=", at + 1)) {
