@@ -89,6 +89,17 @@
         const T next = x0[row] + (f[k] - sum) / a[(size_t)k * row_stride + (size_t)row * column_stride];               \
         x1[row] = next;                                                                                                \
         delta[k] = fabs(next - x0[row]);                                                                               \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* On several ranks, once x1 is gathered whole: every rank's deltas over all n, the same values */                 \
+    /* the update wrote for its own rows, so that each rank takes the max without another exchange. */                 \
+    __kernel void jacobi_delta_##type(__global const T* restrict x0, __global const T* restrict x1,                    \
+                                      __global T* restrict delta, const uint n)                                        \
+    {                                                                                                                  \
+        const uint k = get_global_id(0);                                                                               \
+        if (k < n) {                                                                                                   \
+            delta[k] = fabs(x1[k] - x0[k]);                                                                            \
+        }                                                                                                              \
     }
 
 JACOBI_KERNELS(f32, float)

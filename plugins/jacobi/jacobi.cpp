@@ -109,7 +109,8 @@ template <class T> std::optional<std::string> Solver<T>::refusal(const Device& d
 
 template <class T> std::uint64_t Solver<T>::device_bytes(std::size_t n)
 {
-    return (reduce::scratch_elements(check_variant, n) + check_values) * sizeof(T);
+    // The deltas over all n, on several ranks, beside the check's scratch and value.
+    return (reduce::scratch_elements(check_variant, n) + check_values + n) * sizeof(T);
 }
 
 template <class T> std::uint64_t Solver<T>::host_bytes(std::size_t n)
@@ -125,6 +126,7 @@ Solver<T>::Solver(const Device& device, Variant variant, Check check, std::size_
 {
     partial_kernel_ = kernel<T>(device, name(variant));
     update_ = kernel<T>(device, "update");
+    delta_ = kernel<T>(device, "delta");
 }
 
 template <class T> workload::Part Solver<T>::all_rows() const
@@ -196,15 +198,32 @@ Convergence Solver<T>::solve(Queue& queue, const Arrays<T>& arrays, double eps, 
     const std::vector<const void*> system{arrays.a.raw().state().get(),       arrays.f.raw().state().get(),
                                           arrays.x.raw().state().get(),       arrays.other.raw().state().get(),
                                           arrays.partial.raw().state().get(), arrays.delta.raw().state().get()};
+    const bool distributed = ranks.size() > 1;
+    if (distributed && !all_deltas_.raw()) {
+        all_deltas_ = queue.device().alloc<T>(n_); // before recording: a capture cannot allocate
+    }
     if (recorded_for_ != system || recorded_rows_ != std::pair{rows.first_row, m}) {
-        // Kernels only: the exchanges run between the replays.
+        // Kernels only: the gather runs between the replays. On one rank the check follows the step
+        // in one sequence; on several, it follows the gather, over all n: every rank then holds the
+        // same deltas and takes the same max, with no exchange of its own.
         for (const std::size_t from : {0, 1}) {
             iterations_[from] = queue.record_sequence([&](Queue& recording) {
                 enqueue_step(recording, arrays, rows, from);
-                if (check_ == Check::device) {
+                if (check_ == Check::device && !distributed) {
                     largest_delta_.enqueue(recording, arrays.delta, m, check_value_.device());
                 }
             });
+            if (distributed) {
+                checks_[from] = queue.record_sequence([&](Queue& recording) {
+                    const Buffer<T>& x0 = from == 0 ? arrays.x : arrays.other;
+                    const Buffer<T>& x1 = from == 0 ? arrays.other : arrays.x;
+                    recording.launch(delta_, Range::cover(n_, block_), x0, x1, all_deltas_,
+                                     static_cast<std::uint32_t>(n_));
+                    if (check_ == Check::device) {
+                        largest_delta_.enqueue(recording, all_deltas_, n_, check_value_.device());
+                    }
+                });
+            }
         }
         recorded_for_ = system;
         recorded_rows_ = {rows.first_row, m};
@@ -214,30 +233,27 @@ Convergence Solver<T>::solve(Queue& queue, const Arrays<T>& arrays, double eps, 
     for (int rank = 0; rank < ranks.size(); ++rank) {
         blocks.push_back(workload::part_of(n_, n_, 0, rank, ranks.size()).rows);
     }
-    const bool distributed = ranks.size() > 1;
     queue.fill(arrays.x.view(0, n_), T(0));
-    const std::span<T> deltas = deltas_.as<T>().first(m);
+    // The deltas the check reads: the rank's own rows on one rank, all n on several.
+    const std::size_t checked = distributed ? n_ : m;
+    const std::span<T> deltas = deltas_.as<T>().first(checked);
     Convergence convergence;
     for (bool stop = false; !stop;) {
         const std::size_t from = convergence.iterations % 2;
         queue.replay(iterations_[from]);
         if (distributed) {
             ranks.all_gather(queue, (from == 0 ? arrays.other : arrays.x).raw(), blocks, workload::element_type_of<T>);
+            queue.replay(checks_[from]);
         }
         double delta = 0;
         if (check_ == Check::device) {
-            if (distributed) {
-                ranks.all_reduce(queue, check_value_.device().raw(), 0, check_values, workload::element_type_of<T>,
-                                 workload::ReduceOp::max);
-            }
             check_value_.device_written();
             check_value_.to_host(queue);
             delta = check_value_.host()[0];
         } else {
-            queue.read(deltas, arrays.delta.view(0, m));
+            queue.read(deltas, (distributed ? all_deltas_ : arrays.delta).view(0, checked));
             queue.finish();
             delta = *std::ranges::max_element(deltas);
-            delta = distributed ? ranks.max_over_ranks(delta) : delta;
         }
         stop = convergence.record(delta, eps, max_iterations);
     }

@@ -123,6 +123,16 @@ __device__ __forceinline__ void update(const T* __restrict__ a, const T* __restr
         unsigned int row_stride, unsigned int column_stride)                                                           \
     {                                                                                                                  \
         update(a, f, x0, partial, x1, delta, m, r0, segments, row_stride, column_stride);                              \
+    }                                                                                                                  \
+    /* On several ranks, once x1 is gathered whole: every rank's deltas over all n, the same values */                 \
+    /* the update wrote for its own rows, so that each rank takes the max without another exchange. */                 \
+    extern "C" __global__ void jacobi_delta_##type(const T* __restrict__ x0, const T* __restrict__ x1,                 \
+                                                   T* __restrict__ delta, unsigned int n)                              \
+    {                                                                                                                  \
+        const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        if (k < n) {                                                                                                   \
+            delta[k] = fabs(x1[k] - x0[k]);                                                                            \
+        }                                                                                                              \
     }
 
 JACOBI_KERNELS(f32, float)

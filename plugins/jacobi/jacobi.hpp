@@ -193,12 +193,17 @@ private:
     std::size_t block_;
     Kernel partial_kernel_;
     Kernel update_;
+    Kernel delta_;      ///< on several ranks: the deltas over all n once x is gathered
     HostBuffer deltas_; ///< the delta vector read back, for the host's check
     reduce::Reduction<T> largest_delta_;
     Mirror<T> check_value_;
     /// The iterations recorded from each iterate, and the arrays and rows they were recorded
     /// with. The sequences keep those buffers alive, so no other buffer can take their addresses.
     Sequence iterations_[2];
+    /// On several ranks: the convergence check, from each iterate, after the gather; and the
+    /// deltas over all n it reads (each rank takes the max itself, with no exchange of its own).
+    Sequence checks_[2];
+    Buffer<T> all_deltas_;
     std::vector<const void*> recorded_for_;
     std::pair<std::size_t, std::size_t> recorded_rows_;
 };
