@@ -154,7 +154,7 @@ const std::vector<Command>& commands()
               "of its own: rank r takes the r-th device of the selected one's backend and platform), then\n"
               "prints each API's time per pass (kernels and exchanges, the slowest rank's medians), the\n"
               "exchanges' share of it, the speedup and efficiency against one rank and OpenCL's time over\n"
-              "CUDA's at each rank count. With --weak P, parameter P grows with the ranks (weak scaling).\n"
+              "CUDA's at each rank count. With --weak P, weak scaling too: P grows with the ranks.\n"
               "More ranks on a node than devices is refused with both counts, unless --oversubscribe.\n"
               "Exit code 1 when a rank count failed or a run did not agree.",
           .options = {{"ranks", Kind::repeated, "N,...", "the rank counts (default 1,2)"},

@@ -165,8 +165,7 @@ json::Value scaling_json(const Scaling& scaling)
                                       {"opencl_over_cuda", optional(p.opencl_over_cuda)}});
     }
     json::Array problems(scaling.problems.begin(), scaling.problems.end());
-    return json::Object{{"workload", scaling.workload},
-                        {"scaling", scaling.weak.empty() ? "strong" : "weak"},
+    return json::Object{{"scaling", scaling.weak.empty() ? "strong" : "weak"},
                         {"weak_parameter", scaling.weak},
                         {"points", std::move(points)},
                         {"problems", std::move(problems)}};
@@ -179,10 +178,10 @@ int scale_command(const Arguments& arguments)
     const std::string name = arguments.positional().at(0);
     const auto workload = find_workload(name);
     const WorkloadInfo info = workload->info();
-    Scaling scaling;
-    scaling.workload = info.name;
-    scaling.ranks = rank_counts(arguments);
-    std::map<std::string, std::string> sets = arguments.assignments("set");
+    const std::vector<int> rank_list = rank_counts(arguments);
+    const std::map<std::string, std::string> sets = arguments.assignments("set");
+    // Strong scaling always; with --weak P, weak scaling too, P grown with the ranks from its value.
+    std::vector<Scaling> tables{{.workload = info.name, .weak = "", .ranks = rank_list, .points = {}, .problems = {}}};
     std::int64_t weak_base = 0;
     if (const auto weak = arguments.value("weak")) {
         const auto parameter = std::find_if(info.parameters.begin(), info.parameters.end(),
@@ -192,14 +191,15 @@ int scale_command(const Arguments& arguments)
                              " has no integer parameter of that name to grow with the ranks (duet list " + info.name +
                              ")");
         }
-        scaling.weak = *weak;
+        tables.push_back({.workload = info.name, .weak = *weak, .ranks = rank_list, .points = {}, .problems = {}});
         weak_base = Settings(info, sets).integer(*weak);
     }
     // Opened first, so that a clash of two outputs truncates nothing and runs nothing.
     Outputs outputs = Outputs::open(arguments);
     const bool oversubscribe = arguments.has("oversubscribe");
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
-    // Each rank count's compare JSON: kept in --runs DIR (ranks-N.json), else in a folder removed after.
+    // Each rank count's compare JSON: kept in --runs DIR (ranks-N.json, weak-ranks-N.json), else in a
+    // folder removed after.
     const auto runs_folder = arguments.value("runs");
     const std::filesystem::path scratch =
         runs_folder ? std::filesystem::path(*runs_folder)
@@ -216,8 +216,10 @@ int scale_command(const Arguments& arguments)
         const std::string given = components != nullptr ? components : "";
         ::setenv("HWLOC_COMPONENTS", given.empty() ? "-opencl" : (given + ",-opencl").c_str(), 1);
     }
-    for (const int ranks : scaling.ranks) {
-        const std::filesystem::path json_path = scratch / ("ranks-" + std::to_string(ranks) + ".json");
+    // One `duet compare` under mpirun: its runs become the table's points at `ranks`.
+    const auto measure = [&](Scaling& table, int ranks, const std::map<std::string, std::string>& values,
+                             const std::string& stem) {
+        const std::filesystem::path json_path = scratch / (stem + std::to_string(ranks) + ".json");
         std::filesystem::remove(json_path); // an earlier run's, kept in --runs, is not this one's
         std::vector<std::string> command{mpirun(), "-n", std::to_string(ranks)};
         if (oversubscribe) {
@@ -232,10 +234,6 @@ int scale_command(const Arguments& arguments)
                 command.push_back("--" + std::string(option) + "=" + item);
             }
         }
-        auto values = sets;
-        if (!scaling.weak.empty()) {
-            values[scaling.weak] = std::to_string(weak_base * ranks);
-        }
         for (const auto& [key, value] : values) {
             command.push_back("--set=" + key + "=" + value);
         }
@@ -244,16 +242,18 @@ int scale_command(const Arguments& arguments)
                 command.push_back("--" + std::string(option) + "=" + *value);
             }
         }
-        std::cerr << "== " << ranks << (ranks == 1 ? " rank" : " ranks") << "\n" << std::flush;
+        const std::string what =
+            std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + (table.weak.empty() ? "" : ", weak");
+        std::cerr << "== " << what << "\n" << std::flush;
         const int status = run_process(command);
         // A job that a rank ended (MPI_Abort) leaves the JSON compare opened empty, or none.
         std::ifstream file(json_path);
         const json::Value document =
             file ? json::Value::parse(file, nullptr, false) : json::Value(json::Value::value_t::discarded);
         if (document.is_discarded() || !document.contains("runs")) {
-            scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status) +
-                                       " and no result (its messages are above)");
-            continue;
+            table.problems.push_back(what + ": mpirun exited with " + std::to_string(status) +
+                                     " and no result (its messages are above)");
+            return;
         }
         for (const auto& run : document.at("runs")) {
             ScalePoint point;
@@ -272,30 +272,64 @@ int scale_command(const Arguments& arguments)
                 point.time_ms = run.at("kernel_ms").get<double>() + point.communication_ms;
             }
             if (point.status != "ok") {
-                scaling.problems.push_back(std::to_string(ranks) + " ranks, " + point.api + " " + point.variant + ": " +
-                                           point.status + ": " + point.reason);
+                table.problems.push_back(what + ", " + point.api + " " + point.variant + ": " + point.status + ": " +
+                                         point.reason);
             }
-            scaling.points.push_back(std::move(point));
+            table.points.push_back(std::move(point));
         }
         if (status != 0 && status != exit_wrong) {
-            scaling.problems.push_back(std::to_string(ranks) + " ranks: mpirun exited with " + std::to_string(status));
+            table.problems.push_back(what + ": mpirun exited with " + std::to_string(status));
+        }
+    };
+    for (const int ranks : rank_list) {
+        measure(tables[0], ranks, sets, "ranks-");
+    }
+    if (tables.size() > 1) {
+        Scaling& weak = tables[1];
+        for (const int ranks : rank_list) {
+            if (ranks == 1) {
+                // One rank at the weak parameter's own value is the strong table's run.
+                for (const auto& point : tables[0].points) {
+                    if (point.ranks == 1) {
+                        weak.points.push_back(point);
+                    }
+                }
+                continue;
+            }
+            auto values = sets;
+            values[weak.weak] = std::to_string(weak_base * ranks);
+            measure(weak, ranks, values, "weak-ranks-");
         }
     }
     if (!runs_folder) {
         std::filesystem::remove_all(scratch);
     }
-    std::stable_sort(scaling.points.begin(), scaling.points.end(), [](const ScalePoint& a, const ScalePoint& b) {
-        return std::tie(a.api, a.variant, a.ranks) < std::tie(b.api, b.variant, b.ranks);
-    });
-    derive_scaling(scaling);
-    if (outputs.table) {
-        print_scaling(scaling);
+    std::vector<std::string> problems;
+    for (auto& table : tables) {
+        std::stable_sort(table.points.begin(), table.points.end(), [](const ScalePoint& a, const ScalePoint& b) {
+            return std::tie(a.api, a.variant, a.ranks) < std::tie(b.api, b.variant, b.ranks);
+        });
+        derive_scaling(table);
+        if (outputs.table) {
+            print_scaling(table);
+        }
+        problems.insert(problems.end(), table.problems.begin(), table.problems.end());
     }
-    outputs.write([&] { return json::document(scaling_json(scaling)); }, {}, [&] { return scale_report(scaling); });
-    for (const auto& problem : scaling.problems) {
+    outputs.write(
+        [&] {
+            json::Array each;
+            for (const auto& table : tables) {
+                each.push_back(scaling_json(table));
+            }
+            return json::document(json::Object{{"workload", info.name},
+                                               {"tables", std::move(each)},
+                                               {"problems", json::Array(problems.begin(), problems.end())}});
+        },
+        {}, [&] { return scale_report(tables); });
+    for (const auto& problem : problems) {
         std::cerr << "duet scale: " << problem << "\n";
     }
-    return scaling.problems.empty() ? exit_ok : exit_wrong;
+    return problems.empty() ? exit_ok : exit_wrong;
 }
 
 } // namespace duet::cli

@@ -642,14 +642,16 @@ std::string bench_report(const Benchmark& bench)
 
 namespace duet::cli {
 
-std::string scale_report(const Scaling& scaling)
+namespace {
+
+/// One table of a scaling run: its charts against the rank count, then its points.
+std::string scale_section(const Scaling& scaling)
 {
     std::ostringstream out;
     const bool weak = !scaling.weak.empty();
-    out << page_start("duet scale: " + scaling.workload);
-    out << "<p>"
-        << (weak ? "Weak scaling: " + escape(scaling.weak) + " grows with the ranks."
-                 : std::string("Strong scaling: the same problem on every rank count."))
+    out << "<h2>" << (weak ? "Weak scaling" : "Strong scaling") << "</h2>\n<p>"
+        << (weak ? escape(scaling.weak) + " grows with the ranks."
+                 : std::string("The same problem on every rank count."))
         << " Time: the kernels and the exchanges of one pass, medians of the slowest rank's; each rank count one "
            "<code>duet compare</code> under mpirun.</p>\n";
     if (!scaling.problems.empty()) {
@@ -678,8 +680,7 @@ std::string scale_report(const Scaling& scaling)
         }
         return chart::lines(lines);
     };
-    out << "<h2>Charts</h2>\n"
-        << chart("time per pass", "ms", "time_ms", [](const ScalePoint& p) { return std::optional(p.time_ms); })
+    out << chart("time per pass", "ms", "time_ms", [](const ScalePoint& p) { return std::optional(p.time_ms); })
         << chart(weak ? "efficiency (one rank's time / this time)" : "speedup over one rank", weak ? "efficiency" : "x",
                  "scaling", [&](const ScalePoint& p) { return weak ? p.efficiency : p.speedup; })
         << chart("communication share", "share", "communication",
@@ -702,10 +703,21 @@ std::string scale_report(const Scaling& scaling)
                         {p.exchanges.empty() ? "-" : p.exchanges, ""},
                         {ok ? p.status : p.status + ": " + p.reason, ok ? "ok" : "wrong"}});
     }
-    out << "<h2>Points</h2>\n"
-        << html_table({"API", "variant", "ranks", "devices", "time ms", "comm", "speedup", "efficiency", "OpenCL/CUDA",
+    out << html_table({"API", "variant", "ranks", "devices", "time ms", "comm", "speedup", "efficiency", "OpenCL/CUDA",
                        "exchanges", "status"},
                       rows);
+    return out.str();
+}
+
+} // namespace
+
+std::string scale_report(const std::vector<Scaling>& tables)
+{
+    std::ostringstream out;
+    out << page_start("duet scale: " + tables.front().workload);
+    for (const auto& table : tables) {
+        out << scale_section(table);
+    }
     out << backends_section() << page_end();
     return out.str();
 }

@@ -18,8 +18,8 @@ std::string compare_report(const Comparison& comparison);
 /// parameter, one line per variant, device and value of the other swept parameters.
 std::string bench_report(const Benchmark& bench);
 
-/// Each API's time, speedup (or weak efficiency) and communication share against the rank count,
-/// and the points' table.
-std::string scale_report(const Scaling& scaling);
+/// For each table (strong scaling, and weak where asked): each API's time, speedup (or weak
+/// efficiency) and communication share against the rank count, and the points' table.
+std::string scale_report(const std::vector<Scaling>& tables);
 
 } // namespace duet::cli

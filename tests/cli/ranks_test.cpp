@@ -135,7 +135,7 @@ TEST_F(Ranks, ScaleReportsARankCountWithoutAResultAndKeepsTheOthers)
     EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
     EXPECT_NE(run.err.find("3 ranks: mpirun exited with"), std::string::npos) << run.err;
     const auto document = json::parse(read_file(json_path));
-    const auto& points = document["points"].array();
+    const auto& points = document["tables"].array().at(0)["points"].array();
     ASSERT_EQ(points.size(), 1u);
     EXPECT_EQ(points[0]["ranks"].number(), 1);
     EXPECT_EQ(points[0]["status"].string(), "ok");
@@ -278,8 +278,10 @@ TEST_F(Ranks, ScaleReportsEachRankCountsTimeCommunicationAndEfficiency)
                  two_pocl_devices(), {.timeout_seconds = 240});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto document = json::parse(read_file(json_path));
-    EXPECT_EQ(document["scaling"].string(), "strong");
-    const auto& points = document["points"].array();
+    ASSERT_EQ(document["tables"].array().size(), 1u) << "strong scaling alone without --weak";
+    const auto& table = document["tables"].array()[0];
+    EXPECT_EQ(table["scaling"].string(), "strong");
+    const auto& points = table["points"].array();
     ASSERT_EQ(points.size(), 2u);
     EXPECT_EQ(points[0]["ranks"].number(), 1);
     EXPECT_EQ(points[1]["ranks"].number(), 2);
@@ -304,7 +306,13 @@ TEST_F(Ranks, WeakScalingGrowsTheParameterWithTheRanks)
                               two_pocl_devices(), {.timeout_seconds = 240});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto document = json::parse(read_file(json_path));
-    const auto& points = document["points"].array();
+    // Strong scaling at the given rows, then weak: the one-rank run shared, rows doubled on two.
+    const auto& tables = document["tables"].array();
+    ASSERT_EQ(tables.size(), 2u);
+    EXPECT_EQ(tables[0]["scaling"].string(), "strong");
+    EXPECT_EQ(tables[1]["scaling"].string(), "weak");
+    EXPECT_NE(tables[0]["points"].array().at(1)["settings"].string().find("rows=32"), std::string::npos);
+    const auto& points = tables[1]["points"].array();
     ASSERT_EQ(points.size(), 2u);
     EXPECT_NE(points[0]["settings"].string().find("rows=32"), std::string::npos);
     EXPECT_NE(points[1]["settings"].string().find("rows=64"), std::string::npos);
