@@ -228,6 +228,19 @@ TEST_F(JacobiRanks, TestOnTwoRanksChecksEveryCaseAndRefusesOneEquation)
         << json_run.out;
 }
 
+TEST_F(Ranks, RunAndBenchWorkOnTwoRanks)
+{
+    const auto run = mpirun(2, {"run", "heat", "--device", "opencl:0", "--set", "rows=64", "--set", "steps=3"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("communication"), std::string::npos) << "the exchanges' phase:\n" << run.out;
+    EXPECT_NE(run.out.find("result: matches the CPU reference"), std::string::npos) << run.out;
+    const auto bench = mpirun(
+        2, {"bench", "heat", "--devices", "opencl:0", "--sweep", "rows=32,64", "--set", "steps=2", "--repeats", "2"});
+    ASSERT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+    EXPECT_NE(bench.out.find("opencl:0+1"), std::string::npos) << bench.out;
+    EXPECT_NE(bench.out.find("2 points: 2 checked."), std::string::npos) << bench.out;
+}
+
 TEST_F(Ranks, MoreRanksOnANodeThanDevicesIsRefusedNamingBothCounts)
 {
     const auto run = mpirun(3, {"compare", "heat", "--devices", "opencl:0", "--set", "rows=64"});
