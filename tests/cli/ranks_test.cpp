@@ -17,11 +17,25 @@
 namespace duet::test {
 namespace {
 
+/// This test process's folder for Open MPI's session directories: two mpiruns that start at once
+/// (CTest runs tests in parallel) race to make the same one under /tmp, and one fails.
+std::string mpi_session_folder()
+{
+    static const std::string folder = [] {
+        const auto path = std::filesystem::temp_directory_path() / ("duet-ompi-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(path);
+        return path.string();
+    }();
+    return folder;
+}
+
 /// Open MPI refuses root unless told; each rank takes one of PoCL's two CPU devices.
 EnvChanges two_pocl_devices()
 {
-    return {
-        {"POCL_DEVICES", "pthread pthread"}, {"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+    return {{"POCL_DEVICES", "pthread pthread"},
+            {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+            {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+            {"OMPI_MCA_orte_tmpdir_base", mpi_session_folder()}};
 }
 
 class Ranks : public ::testing::Test {
@@ -61,6 +75,7 @@ protected:
     void TearDown() override
     {
         std::filesystem::remove_all(scratch);
+        std::filesystem::remove_all(mpi_session_folder());
     }
     std::string file(const std::string& name)
     {
