@@ -128,7 +128,7 @@ void agree_to_run(Communicator& ranks, const std::string& name, const RunRequest
         failure = error.what();
         own = std::current_exception();
     } catch (...) {
-        failure = "an exception that is not a std::exception";
+        failure = foreign_exception_text(name, "prepare");
         own = std::current_exception();
     }
     // What every rank says, on rank 0: its run, then "ok" or the rank and its device with
@@ -328,10 +328,6 @@ std::pair<void*, std::size_t> HostArrays::find(std::string_view name, ElementTyp
     return {entry.data, entry.size};
 }
 
-// Built from the bits of a hash (splitmix64) of the element's number rather than through
-// std::uniform_real_distribution: inputs run to billions of floats (access at stride 32 draws
-// 2^29), and on a busy two-core host that took 150 ns a float, this 24 ns. Sign, then exponent
-// -1 or 0, then 23 mantissa bits: ±[0.5, 1) and ±[1, 2) equally often.
 Part part_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank, int ranks)
 {
     const auto r = static_cast<std::size_t>(rank);
@@ -346,6 +342,10 @@ Part part_of(std::size_t total_rows, std::size_t row, std::size_t halo, int rank
     return part;
 }
 
+// Built from the bits of a hash (splitmix64) of the element's number rather than through
+// std::uniform_real_distribution: inputs run to billions of floats (access at stride 32 draws
+// 2^29), and on a busy two-core host that took 150 ns a float, this 24 ns. Sign, then exponent
+// -1 or 0, then 23 mantissa bits: ±[0.5, 1) and ±[1, 2) equally often.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed)
 {
     std::vector<float> values(n);
@@ -743,6 +743,16 @@ public:
 
     Communicator& ranks() const { return ranks_; }
 
+    /// For repeat: a pass's host time as every rank counts it, the slowest's, so that the time
+    /// budget stops them all after the same pass; none on one rank.
+    std::function<double(double)> agreed_ms() const
+    {
+        if (ranks_.size() == 1) {
+            return {};
+        }
+        return [this](double ms) { return ranks_.max_over_ranks(ms); };
+    }
+
     /// The last pass's exchanges, each kind once with its path, then the communicator; empty on one rank.
     std::string exchanges() const
     {
@@ -780,20 +790,10 @@ public:
                 std::memcpy(each.back().data(), blob.data(), blob.size());
             }
             std::vector<T> whole;
-            std::vector<std::size_t> read(each.size(), 0);
-            for (const auto& array : arrays_) {
-                if (!is_read_back(*array.spec)) {
-                    continue;
-                }
-                for (std::size_t r = 0; r < each.size(); ++r) {
-                    const std::size_t count = owned_on(array, static_cast<int>(r));
-                    if (r == 0 || array.spec->split) {
-                        whole.insert(whole.end(), each[r].begin() + static_cast<std::ptrdiff_t>(read[r]),
-                                     each[r].begin() + static_cast<std::ptrdiff_t>(read[r] + count));
-                    }
-                    read[r] += count;
-                }
-            }
+            each_gathered_block([&](const Array&, std::size_t, std::size_t r, std::size_t at, std::size_t count) {
+                whole.insert(whole.end(), each[r].begin() + static_cast<std::ptrdiff_t>(at),
+                             each[r].begin() + static_cast<std::ptrdiff_t>(at + count));
+            });
             return whole;
         });
     }
@@ -826,33 +826,25 @@ public:
         Writes whole;
         whole.checked = writes.checked;
         whole.elements = total;
-        std::vector<std::size_t> read(masks.size(), 0);
-        std::size_t offset = 0;
-        for (const auto& array : arrays_) {
-            if (!is_read_back(*array.spec)) {
-                continue;
-            }
-            for (std::size_t i = 0; i < array.instances; ++i) {
-                // Judged as judge_writes judged it on every rank: the swaps are the same on all.
-                const bool judged = is_judged(array, i);
-                if (judged) {
-                    whole.add_output(array.spec->name + instance_text(array, i), offset, array.global, total);
-                }
-                std::size_t index = 0;
-                for (std::size_t r = 0; r < masks.size(); ++r) {
-                    const std::size_t count = owned_on(array, static_cast<int>(r)) / array.instances;
-                    if (r == 0 || array.spec->split) {
-                        for (std::size_t k = 0; k < count; ++k, ++index) {
-                            if (judged && read[r] + k < masks[r].size() && masks[r][read[r] + k] != 0) {
-                                whole.mark(index);
-                            }
-                        }
+        std::size_t next = 0;  // where the next output starts in the whole
+        std::size_t index = 0; // in the current output
+        bool judged = false;
+        each_gathered_block(
+            [&](const Array& array, std::size_t instance, std::size_t r, std::size_t at, std::size_t count) {
+                if (r == 0) { // an output's first block: judged as judge_writes judged it on every rank
+                    judged = is_judged(array, instance);
+                    if (judged) {
+                        whole.add_output(array.spec->name + instance_text(array, instance), next, array.global, total);
                     }
-                    read[r] += count;
+                    next += array.global;
+                    index = 0;
                 }
-                offset += array.global;
-            }
-        }
+                for (std::size_t k = 0; k < count; ++k, ++index) {
+                    if (judged && at + k < masks[r].size() && masks[r][at + k] != 0) {
+                        whole.mark(index);
+                    }
+                }
+            });
         writes = std::move(whole);
     }
 
@@ -1176,6 +1168,29 @@ private:
         return role == BufferSpec::Role::output || role == BufferSpec::Role::scratch;
     }
 
+    /// What every rank gathered of its outputs (outputs()' order: each read-back array's instances,
+    /// each its owned elements), walked in the whole outputs' order: f(array, instance, rank, at,
+    /// count) for each block that goes into the whole (each rank's of a split array, rank 0's of one
+    /// every rank holds), `at` where it starts in that rank's own elements.
+    template <class F> void each_gathered_block(F&& f) const
+    {
+        std::vector<std::size_t> read(static_cast<std::size_t>(ranks_.size()), 0);
+        for (const auto& array : arrays_) {
+            if (!is_read_back(*array.spec)) {
+                continue;
+            }
+            for (std::size_t instance = 0; instance < array.instances; ++instance) {
+                for (std::size_t r = 0; r < read.size(); ++r) {
+                    const std::size_t count = owned_on(array, static_cast<int>(r)) / array.instances;
+                    if (r == 0 || array.spec->split) {
+                        f(array, instance, r, read[r], count);
+                    }
+                    read[r] += count;
+                }
+            }
+        }
+    }
+
     /// Elements of `array` that rank `rank` owns: its block's, or the whole of one every rank holds.
     std::size_t owned_on(const Array& array, int rank) const
     {
@@ -1453,11 +1468,8 @@ void Finish::widen(double value, std::string reason)
 
 std::pair<std::vector<Sample>, Values> Finish::repeat(const Schedule& schedule)
 {
-    Communicator& ranks = runner_->ranks();
     std::vector<Sample> samples = workload::repeat(
-        runner_->request_.timing, [&] { return runner_->pass(queue, schedule, false); },
-        ranks.size() > 1 ? std::function<double(double)>([&](double ms) { return ranks.max_over_ranks(ms); })
-                         : std::function<double(double)>());
+        runner_->request_.timing, [&] { return runner_->pass(queue, schedule, false); }, runner_->agreed_ms());
     return {std::move(samples), runner_->outputs(queue, false)};
 }
 
@@ -1553,33 +1565,33 @@ Measurement SpecWorkload::run(const RunRequest& request) const
     std::optional<Prepared> prepared;
     std::optional<Spacer> spacer;
     std::optional<Runner> runner;
-    Communicator& ranks = request.communicator != nullptr ? *request.communicator : one_rank();
-    if (ranks.size() == 1) {
+    const auto start = [&] {
         prepared.emplace(spec_.prepare(request.device, request.settings, request.variant));
         spacer.emplace(request.device);
         runner.emplace(spec_, request, *prepared, *spacer);
-    } else {
-        const std::string what = spec_.info.name + "/" + request.variant;
-        agree_to_run(ranks, spec_.info.name, request, [&] {
-            // The limits each rank checks for itself, inside the agreement, so that a rank refused
-            // does not leave the others waiting in this run's exchanges.
-            check_fits(footprint(request), request.device, what);
-            prepared.emplace(spec_.prepare(request.device, request.settings, request.variant));
-            spacer.emplace(request.device);
-            runner.emplace(spec_, request, *prepared, *spacer);
-        });
-        // Past the agreement every rank is in the passes' exchanges: one that fails alone ends them all.
-        try {
-            return run(request, *prepared, *runner);
-        } catch (const std::exception& error) {
-            ranks.abort(what + " failed on " + request.device.selector() + ": " + error.what());
-        } catch (...) {
-            ranks.abort(what + " failed on " + request.device.selector() +
-                        ": an exception that is not a "
-                        "std::exception");
-        }
+    };
+    Communicator& ranks = request.communicator != nullptr ? *request.communicator : one_rank();
+    if (ranks.size() == 1) {
+        start();
+        return run(request, *prepared, *runner);
     }
-    return run(request, *prepared, *runner);
+    const std::string what = spec_.info.name + "/" + request.variant;
+    agree_to_run(ranks, spec_.info.name, request, [&] {
+        // The limits each rank checks for itself, inside the agreement, so that a rank refused does
+        // not leave the others waiting in this run's exchanges.
+        check_fits(footprint(request), request.device, what);
+        start();
+    });
+    // Past the agreement every rank is in the passes' exchanges: one that fails alone ends them all.
+    try {
+        return run(request, *prepared, *runner);
+    } catch (const std::exception& error) {
+        ranks.abort(what + " failed on " + request.device.selector() + ": " + error.what());
+    } catch (...) {
+        ranks.abort(what + " failed on " + request.device.selector() + ": " +
+                    foreign_exception_text(spec_.info.name, "run"));
+    }
+    std::abort(); // not reached: ranks.abort ends the process (GCC does not see [[noreturn]] through the virtual call)
 }
 
 Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepared, Runner& runner) const
@@ -1588,10 +1600,7 @@ Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepare
     Measurement result;
     Report report;
     result.samples = repeat(
-        request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); },
-        runner.ranks().size() > 1
-            ? std::function<double(double)>([&](double ms) { return runner.ranks().max_over_ranks(ms); })
-            : std::function<double(double)>());
+        request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); }, runner.agreed_ms());
     result.set_medians();
     result.work = spec_.work ? spec_.work(request.settings) : 0;
     result.unit = spec_.unit;
