@@ -93,7 +93,7 @@ public:
         return {mine, world_.rank() == 0 ? label : mine.selector()};
     }
 
-    int agree(int code)
+    int agree_exit_code(int code) override
     {
         // Any communicator serves: they all span every rank. Without one (a command that picked no
         // device), each rank's own code stands.
@@ -104,7 +104,7 @@ public:
         return static_cast<int>(communicator.sum_over_ranks(world_.rank() == 0 ? code : 0));
     }
 
-    [[noreturn]] void abort(int code, const std::string& message) { world_.abort(code, message); }
+    [[noreturn]] void abort(int code, const std::string& message) override { world_.abort(code, message); }
 
 private:
     distributed::MpiWorld world_;
@@ -123,32 +123,11 @@ std::unique_ptr<Ranks> start_ranks()
     return std::make_unique<MpiRanks>();
 }
 
-int agree_exit_code(Ranks& ranks, int code)
-{
-    return static_cast<MpiRanks&>(ranks).agree(code);
-}
-
-void abort_ranks(Ranks& ranks, int code, const std::string& message)
-{
-    static_cast<MpiRanks&>(ranks).abort(code, message);
-}
-
 #else
 
-// Built without MPI: a process mpirun started runs on its own, as any other.
 std::unique_ptr<Ranks> start_ranks()
 {
     return nullptr;
-}
-
-int agree_exit_code(Ranks&, int code)
-{
-    return code;
-}
-
-void abort_ranks(Ranks&, int code, const std::string&)
-{
-    std::exit(code);
 }
 
 #endif

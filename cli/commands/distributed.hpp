@@ -7,16 +7,10 @@
 
 namespace duet::cli {
 
-/// The ranks of this process where mpirun started it and duet has MPI; null otherwise. MPI ends
-/// when the returned object goes, so main keeps it for the command's whole run. With
-/// `oversubscribe` (DUET_OVERSUBSCRIBE=1), ranks beyond a node's devices share them, round robin.
+/// The ranks of this process where mpirun started it and duet has MPI; null otherwise (a process
+/// mpirun started in a duet built without MPI runs on its own, as any other). MPI ends when the
+/// returned object goes, so main keeps it for the command's whole run. With DUET_OVERSUBSCRIBE=1,
+/// ranks beyond a node's devices share them, round robin.
 std::unique_ptr<Ranks> start_ranks();
-
-/// Rank 0's exit code on every rank, so that mpirun's own exit code is the verdict's.
-int agree_exit_code(Ranks& ranks, int code);
-
-/// Ends every rank (MPI_Abort) after printing `message`: a rank that fails alone must not leave
-/// the others waiting in an exchange.
-[[noreturn]] void abort_ranks(Ranks& ranks, int code, const std::string& message);
 
 } // namespace duet::cli

@@ -288,7 +288,7 @@ int run_command_line(int argc, char** argv, duet::cli::Ranks* ranks)
     const auto fail = [&](int code, const std::string& message) {
         // A rank that fails alone would leave the others waiting in an exchange: end them all.
         if (ranks != nullptr && ranks->size() > 1) {
-            abort_ranks(*ranks, code, message);
+            ranks->abort(code, message);
         }
         std::cerr << who << message << "\n";
         return code;
@@ -328,7 +328,7 @@ int main(int argc, char** argv)
     }
     set_ranks(ranks.get());
     // The other ranks' tables, notes and verdicts are rank 0's over again; what ends a rank alone
-    // (abort_ranks) is printed through stdio and still shows.
+    // (Ranks::abort) is printed through stdio and still shows.
     Discard discard;
     std::streambuf* const standard_output = std::cout.rdbuf();
     std::streambuf* const standard_error = std::cerr.rdbuf();
@@ -338,7 +338,7 @@ int main(int argc, char** argv)
     }
     int code = run_command_line(argc, argv, ranks.get());
     if (ranks) {
-        code = agree_exit_code(*ranks, code);
+        code = ranks->agree_exit_code(code);
     }
     std::cout.rdbuf(standard_output);
     std::cerr.rdbuf(standard_error);

@@ -21,6 +21,11 @@ public:
     /// distributed run, and the label naming every rank's device ("cuda:0+1"). Collective: every
     /// rank takes the same picks in the same order. Too few devices is a UsageError naming both counts.
     virtual std::pair<Device, std::string> take(const Device& picked) = 0;
+    /// Rank 0's exit code on every rank, so that mpirun's own exit code is the verdict's.
+    virtual int agree_exit_code(int code) = 0;
+    /// Ends every rank (MPI_Abort) after printing `message`: a rank that fails alone must not leave
+    /// the others waiting in an exchange.
+    [[noreturn]] virtual void abort(int code, const std::string& message) = 0;
 };
 
 /// The ranks of this process, or null where mpirun did not start it.
