@@ -1,7 +1,8 @@
 // Copies between two devices of one backend that go through the host, once for every backend:
 // chunks of pinned memory of the source device, each read there by a staging queue while the
-// chunk before it is written on the destination, the two legs ordered by events alone, so that the
-// copy is enqueued without waiting on the host.
+// chunk before it is written on the destination, the two legs ordered by events (Queue::wait across
+// devices): on CUDA the copy is enqueued without waiting on the host; on OpenCL, whose waits across
+// contexts are the host's, it returns once its last write is enqueued.
 #include "state.hpp"
 
 #include <algorithm>

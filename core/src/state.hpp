@@ -196,8 +196,8 @@ struct EventState {
 bool peer_access(const DeviceState& from, const DeviceState& to);
 
 /// Enqueues a copy of `bytes` from `src` to `dst`, buffers of two devices, one of them the queue's,
-/// through pinned host memory in chunks (peer_copy.cpp). Arguments are checked; nothing waits on
-/// the host.
+/// through pinned host memory in chunks (peer_copy.cpp). Arguments are checked; the host waits
+/// only where the backend's waits across devices do (OpenCL's).
 void copy_staged(const QueueState& queue, const BufferState& dst, std::size_t dst_offset, const BufferState& src,
                  std::size_t src_offset, std::size_t bytes);
 

@@ -101,8 +101,9 @@ public:
     /// queue's backend, one of them the queue's (a peer copy). It then travels by `route`, or where
     /// none is given directly if the queue's device can access the other's memory (Device::peer_route;
     /// cuMemcpyPeerAsync, peer access enabled on first use), else staged through pinned host memory
-    /// in chunks whose two legs overlap, ordered on the devices by events alone. Either way it
-    /// returns at once and is ordered after this queue's earlier work and before its later work;
+    /// in chunks whose two legs overlap, ordered by events (on OpenCL the host waits for each chunk's
+    /// read, so the call returns once the last write is enqueued; elsewhere at once). Either way it
+    /// is ordered after this queue's earlier work and before its later work;
     /// the other device's earlier work is the caller's to order (record an event on its queue and
     /// wait() for it here). Not inside a recorded sequence. InvalidArgument for a buffer of another
     /// backend, neither buffer on the queue's device, or a staged route within one device;
