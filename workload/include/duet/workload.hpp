@@ -27,16 +27,17 @@
 
 namespace duet {
 
+/// Written with designated initializers, as WorkloadInfo is: a field left out keeps its default.
 struct WorkloadParameter {
     enum class Type { integer, real, choice };
-    std::string name;
+    std::string name{};
     Type type = Type::integer;
-    std::string default_value;
-    std::string help;
+    std::string default_value{};
+    std::string help{};
     double min = 0; ///< integer and real: the accepted range, inclusive
     double max = 0;
-    std::vector<std::string> choices;  ///< choice: the accepted values
-    std::vector<std::string> variants; ///< the variants it applies to; empty: every variant
+    std::vector<std::string> choices{};  ///< choice: the accepted values
+    std::vector<std::string> variants{}; ///< the variants it applies to; empty: every variant
 };
 
 /// An integer parameter's smallest and largest accepted values: WorkloadParameter::min rounded up and
