@@ -7,6 +7,7 @@
 #include "process.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -275,6 +276,47 @@ TEST_F(Ranks, OversubscribedRanksShareTheDevicesAndSaySo)
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     EXPECT_NE(run.err.find("note: 3 ranks on this node share 2 device(s) like opencl:0"), std::string::npos) << run.err;
     EXPECT_NE(run.out.find("opencl:0+1+0"), std::string::npos) << run.out;
+}
+
+TEST_F(Ranks, ARankRefusedForMemoryMakesTheRunUnsupportedNamingTheRankAndItsDevice)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: nothing runs under a limit";
+#endif
+#ifdef DUET_TEST_MPIEXEC
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t available_kib = 0, kib = 0;
+    while (meminfo >> key >> kib >> unit) {
+        available_kib = key == "MemAvailable:" ? kib : available_kib;
+    }
+    if (available_kib < 8'000'000) {
+        GTEST_SKIP() << "this machine has " << available_kib << " KiB available; rank 0's run needs about 4 GB";
+    }
+    // Rank 1 runs under `ulimit -v 3000000` (less than 2 GB left to it), where a 512 MiB grid's run
+    // does not fit; rank 0 has the machine's memory. The ranks agree not to start, and rank 0 names
+    // rank 1 and its device.
+    const std::string json_path = file("refused.json");
+    const std::vector<std::string> args{
+        "compare",   "heat",  "--devices", "opencl:0",           "--set", "rows=16384", "--set",
+        "cols=8192", "--set", "steps=1",   "--json=" + json_path};
+    std::string limited = "ulimit -v 3000000; exec " + std::string(DUET_EXECUTABLE);
+    for (const auto& arg : args) {
+        limited += " '" + arg + "'";
+    }
+    std::vector<std::string> command{DUET_TEST_MPIEXEC, "-n", "1", "--oversubscribe", DUET_EXECUTABLE};
+    command.insert(command.end(), args.begin(), args.end());
+    command.insert(command.end(), {":", "-n", "1", "/bin/sh", "-c", limited});
+    const auto run = run_program(command, two_pocl_devices(), {.timeout_seconds = 120});
+    EXPECT_FALSE(run.timed_out) << "the job hung";
+    EXPECT_EQ(run.exit_code, 1) << "nothing checked: " << run.out << run.err;
+    const auto runs = json::parse(read_file(json_path))["runs"].array();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0]["status"].string(), "unsupported");
+    EXPECT_NE(runs[0]["reason"].string().find("rank 1 (opencl:1): unsupported:"), std::string::npos)
+        << runs[0]["reason"].string();
+    EXPECT_NE(runs[0]["reason"].string().find("address-space limit"), std::string::npos) << runs[0]["reason"].string();
+#endif
 }
 
 TEST_F(Ranks, ARankThatFailsAloneEndsEveryRankWithinSeconds)
