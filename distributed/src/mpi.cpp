@@ -578,9 +578,15 @@ ExchangePath MpiCommunicator::gather(Queue& queue, const RawBuffer& buffer, std:
         return s.path; // every block is empty, on every rank alike
     }
     if (s.path == ExchangePath::nccl) {
-        // An all-gather of uneven blocks: each rank broadcasts its own, in one group.
         char* data = static_cast<char*>(buffer.native());
         const nccl::Stream stream = s.nccl_stream(queue);
+        if (std::ranges::all_of(counts, [&](std::size_t count) { return count == own; })) {
+            // Even blocks: NCCL's own all-gather, in place (each rank's block already at rank · own).
+            s.nccl->check(s.nccl->all_gather(data + before * element, data, own, nccl_type(type), s.nccl_comm, stream),
+                          "ncclAllGather");
+            return s.path;
+        }
+        // Uneven blocks: each rank broadcasts its own, in one group.
         s.nccl_group([&] {
             std::size_t at = 0;
             for (std::size_t r = 0; r < counts.size(); ++r) {

@@ -64,10 +64,10 @@ std::shared_ptr<const Library> open(std::string& reason)
     const bool complete =
         from_nccl("ncclGetVersion", library->get_version) && from_nccl("ncclGetUniqueId", library->get_unique_id) &&
         from_nccl("ncclCommInitRank", library->comm_init_rank) && from_nccl("ncclCommDestroy", library->comm_destroy) &&
-        from_nccl("ncclAllReduce", library->all_reduce) && from_nccl("ncclBroadcast", library->broadcast) &&
-        from_nccl("ncclSend", library->send) && from_nccl("ncclRecv", library->recv) &&
-        from_nccl("ncclGroupStart", library->group_start) && from_nccl("ncclGroupEnd", library->group_end) &&
-        from_nccl("ncclGetErrorString", library->get_error_string) &&
+        from_nccl("ncclAllReduce", library->all_reduce) && from_nccl("ncclAllGather", library->all_gather) &&
+        from_nccl("ncclBroadcast", library->broadcast) && from_nccl("ncclSend", library->send) &&
+        from_nccl("ncclRecv", library->recv) && from_nccl("ncclGroupStart", library->group_start) &&
+        from_nccl("ncclGroupEnd", library->group_end) && from_nccl("ncclGetErrorString", library->get_error_string) &&
         from_cuda("cuCtxSetCurrent", library->cu_ctx_set_current) &&
         from_cuda("cuGetErrorName", library->cu_get_error_name);
     if (!complete) {

@@ -35,6 +35,7 @@ struct Library {
     Result (*comm_destroy)(Comm comm);
     Result (*all_reduce)(const void* send, void* recv, std::size_t count, DataType type, RedOp op, Comm comm,
                          Stream stream);
+    Result (*all_gather)(const void* send, void* recv, std::size_t count, DataType type, Comm comm, Stream stream);
     Result (*broadcast)(const void* send, void* recv, std::size_t count, DataType type, int root, Comm comm,
                         Stream stream);
     Result (*send)(const void* send, std::size_t count, DataType type, int peer, Comm comm, Stream stream);

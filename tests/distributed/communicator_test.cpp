@@ -1,5 +1,5 @@
 // MpiCommunicator's exchanges on every rank's own device, per backend and path: all-reduce,
-// all-gather with uneven blocks, halo exchange, their records, and the arguments refused. Every
+// all-gather with even and uneven blocks, halo exchange, their records, and the arguments refused. Every
 // rank runs the same cases; each exchange is collective, so every rank reaches it before any
 // assertion that might end a case early.
 #include "distributed.hpp"
@@ -155,10 +155,12 @@ TEST_P(Exchange, AllReduceSumMaxMinOfFloatDoubleInt32)
     }
 }
 
-TEST_P(Exchange, AllGatherOfUnevenBlocksIncludingEmptyOnes)
+TEST_P(Exchange, AllGatherOfEvenAndUnevenBlocksIncludingEmptyOnes)
 {
-    // Rank 1's block empty, then rank 0's: every rank's block reaches every rank either way.
+    // Even blocks (NCCL's all-gather), then rank 1's block empty, then rank 0's (NCCL's broadcasts):
+    // every rank's block reaches every rank each way.
     const std::vector<std::vector<std::size_t>> count_sets{
+        std::vector<std::size_t>(static_cast<std::size_t>(ranks()), 5),
         [&] {
             std::vector<std::size_t> counts;
             for (int r = 0; r < ranks(); ++r) {
