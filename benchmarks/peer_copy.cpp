@@ -218,7 +218,7 @@ int main(int argc, char** argv)
     const char* chunks = std::getenv("DUET_PEER_CHUNKS");
     std::printf("copies between devices: %zu MiB per copy, median ± half IQR of %d, GB/s (1e9 bytes/s), issued on "
                 "the destination's queue; staging chunks %s bytes × %s\n",
-                bytes >> 20, rounds, chunk ? chunk : "8388608 (default)", chunks ? chunks : "3 (default)");
+                bytes >> 20, rounds, chunk ? chunk : "16777216 (default)", chunks ? chunks : "3 (default)");
     std::printf("%-22s %-7s %13s %13s %13s %13s %8s %8s\n", "pair", "route", "duet", "duet staged", "raw peer",
                 "raw serial", "vs peer", "vs serial");
     bool measured = false;

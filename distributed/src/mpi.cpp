@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -489,23 +490,31 @@ ExchangePath MpiCommunicator::path() const
 
 std::vector<std::string> MpiCommunicator::gather_text(const std::string& text)
 {
-    State& s = *state_;
-    const int length = mpi_count(text.size(), "MPI_Gatherv", "a rank's text");
-    std::vector<int> lengths(s.rank == 0 ? static_cast<std::size_t>(s.size) : 0);
-    check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, s.comm), "MPI_Gather");
-    std::vector<int> displacements(lengths.size());
-    std::size_t total = 0;
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-        displacements[r] = mpi_count(total, "MPI_Gatherv", "the texts before a rank's");
-        total += static_cast<std::size_t>(lengths[r]);
+    // The lengths in 64 bits, then each rank's text to rank 0 in pieces of at most 1 GiB: MPI's
+    // counts are ints, and the outputs rank 0 gathers may pass 2 GiB.
+    const State& s = *state_;
+    constexpr std::size_t piece = std::size_t{1} << 30;
+    constexpr int tag = 25; // the halos' is 24
+    const std::uint64_t length = text.size();
+    std::vector<std::uint64_t> lengths(s.rank == 0 ? static_cast<std::size_t>(s.size) : 0);
+    check(MPI_Gather(&length, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T, 0, s.comm), "MPI_Gather");
+    if (s.rank != 0) {
+        for (std::size_t at = 0; at < text.size(); at += piece) {
+            check(MPI_Send(text.data() + at, static_cast<int>(std::min(piece, text.size() - at)), MPI_CHAR, 0, tag,
+                           s.comm),
+                  "MPI_Send");
+        }
+        return {};
     }
-    std::string all(total, '\0');
-    check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displacements.data(), MPI_CHAR, 0,
-                      s.comm),
-          "MPI_Gatherv");
-    std::vector<std::string> texts;
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-        texts.push_back(all.substr(static_cast<std::size_t>(displacements[r]), static_cast<std::size_t>(lengths[r])));
+    std::vector<std::string> texts{text};
+    for (int r = 1; r < s.size; ++r) {
+        std::string& received =
+            texts.emplace_back(static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]), '\0');
+        for (std::size_t at = 0; at < received.size(); at += piece) {
+            check(MPI_Recv(received.data() + at, static_cast<int>(std::min(piece, received.size() - at)), MPI_CHAR, r,
+                           tag, s.comm, MPI_STATUS_IGNORE),
+                  "MPI_Recv");
+        }
     }
     return texts;
 }
@@ -532,6 +541,11 @@ double MpiCommunicator::sum_over_ranks(double value)
     double result = 0;
     check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, state_->comm), "MPI_Allreduce");
     return result;
+}
+
+void MpiCommunicator::barrier()
+{
+    check(MPI_Barrier(state_->comm), "MPI_Barrier");
 }
 
 ExchangePath MpiCommunicator::reduce(Queue& queue, const RawBuffer& buffer, std::size_t offset, std::size_t count,

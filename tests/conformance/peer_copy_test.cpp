@@ -70,7 +70,7 @@ std::vector<unsigned char> pattern_bytes(std::size_t n, std::uint64_t seed)
 }
 
 /// The chunk the staged route uses by default (core/src/peer_copy.cpp): sizes below straddle it.
-constexpr std::size_t chunk = std::size_t{8} << 20;
+constexpr std::size_t chunk = std::size_t{16} << 20;
 
 enum class Side { destination, source };
 

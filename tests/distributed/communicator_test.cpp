@@ -6,6 +6,7 @@
 
 #include <devices.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -284,6 +285,40 @@ TEST_P(Exchange, HostSideGatherTextAndMaxAndSumOverRanks)
     EXPECT_NE(communicator().describe().find(std::to_string(ranks()) + (ranks() == 1 ? " rank" : " ranks")),
               std::string::npos)
         << communicator().describe();
+}
+
+TEST_P(Exchange, GathersTextsPastMpisIntCountAfterABarrier)
+{
+    // Host-side, so one path tells: the last rank's text is over 1 GiB, the piece MPI carries at a
+    // time, and the outputs rank 0 gathers this way may pass 2 GiB (INT_MAX bytes).
+    if (GetParam().name != "opencl_staged") {
+        GTEST_SKIP() << "host-side: checked once, on opencl_staged";
+    }
+    DUET_REQUIRE_TWO_RANKS();
+    communicator().barrier();
+    const std::size_t long_length = (std::size_t{1} << 30) + 3;
+    const bool last = rank() == ranks() - 1;
+    std::string text = last ? std::string(long_length, 'x') : "rank " + std::to_string(rank());
+    if (last) {
+        text.back() = 'z';                      // the second piece's last byte
+        text[(std::size_t{1} << 30) - 1] = 'y'; // the first piece's last byte
+    }
+    const auto texts = communicator().gather_text(text);
+    text.clear();
+    text.shrink_to_fit();
+    if (rank() != 0) {
+        EXPECT_TRUE(texts.empty());
+        return;
+    }
+    ASSERT_EQ(texts.size(), static_cast<std::size_t>(ranks()));
+    const std::string& received = texts.back();
+    ASSERT_EQ(received.size(), long_length);
+    EXPECT_EQ(received[(std::size_t{1} << 30) - 1], 'y');
+    EXPECT_EQ(received.back(), 'z');
+    EXPECT_EQ(std::count(received.begin(), received.end(), 'x'), static_cast<std::ptrdiff_t>(long_length - 2));
+    for (int r = 0; r + 1 < ranks(); ++r) {
+        EXPECT_EQ(texts[static_cast<std::size_t>(r)], "rank " + std::to_string(r));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, Exchange, ::testing::ValuesIn(paths),

@@ -186,6 +186,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return {text}; }
     double max_over_ranks(double value) override { return value; }
     double sum_over_ranks(double value) override { return value; }
+    void barrier() override {}
     [[noreturn]] void abort(const std::string& message) override { throw Error("duet", "one_rank", message); }
 
 protected:

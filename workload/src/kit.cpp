@@ -62,6 +62,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override { return ranks_->gather_text(text); }
     double max_over_ranks(double value) override { return ranks_->max_over_ranks(value); }
     double sum_over_ranks(double value) override { return ranks_->sum_over_ranks(value); }
+    void barrier() override { ranks_->barrier(); }
     [[noreturn]] void abort(const std::string& message) override
     {
         ranks_->abort(message);
@@ -689,7 +690,6 @@ public:
         for (std::size_t index = 0; index < declared_.size(); ++index) {
             arrays_.push_back(make_array(index, stream));
         }
-        refuse_outputs_too_large_to_gather();
         if (prepared.draw) {
             HostArrays inputs;
             inputs.seed_ = request.seed;
@@ -742,6 +742,17 @@ public:
     }
 
     Communicator& ranks() const { return ranks_; }
+
+    /// On several ranks, waits for the queue and then for every rank: without it the kernel phase's
+    /// first exchange waits for the rank whose copies in ran longest (milliseconds apart for inputs
+    /// of gigabytes) and times that wait as communication.
+    void start_together(Queue& queue) const
+    {
+        if (ranks_.size() > 1) {
+            queue.finish();
+            ranks_.barrier();
+        }
+    }
 
     /// For repeat: a pass's host time as every rank counts it, the slowest's, so that the time
     /// budget stops them all after the same pass; none on one rank.
@@ -1137,28 +1148,6 @@ private:
         return array;
     }
 
-    /// Rank 0 gathers the outputs through MPI, whose counts are ints: more than INT_MAX bytes of them
-    /// is refused before anything runs, naming both.
-    void refuse_outputs_too_large_to_gather() const
-    {
-        if (ranks_.size() == 1) {
-            return;
-        }
-        std::uint64_t bytes = 0;
-        for (const auto& array : arrays_) {
-            if (is_read_back(*array.spec)) {
-                bytes = detail::saturating_add(
-                    bytes, detail::saturating_multiply(array.global * array.instances, element_size(array.spec->type)));
-            }
-        }
-        if (bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-            throw Unsupported("duet", "workload::Spec",
-                              "the outputs' " + std::to_string(bytes) + " bytes exceed the " +
-                                  std::to_string(std::numeric_limits<int>::max()) +
-                                  " that rank 0 can gather from the ranks in one MPI call");
-        }
-    }
-
     /// Whether an output's instance is judged by the check pass: read from a buffer that starts
     /// poisoned whole (an output's own, or a scratch buffer it was swapped with), not one that starts
     /// with values (updated in place, or an input's).
@@ -1450,6 +1439,7 @@ void Pass::mark(const std::string& extra_phase)
 
 void Pass::space()
 {
+    runner_->start_together(*queue_);
     timer_.space(*spacer_);
 }
 

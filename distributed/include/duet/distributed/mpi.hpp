@@ -89,6 +89,7 @@ public:
     std::vector<std::string> gather_text(const std::string& text) override;
     double max_over_ranks(double value) override;
     double sum_over_ranks(double value) override;
+    void barrier() override;
     /// MPI_Abort on every rank, after printing `message` with this rank's number.
     [[noreturn]] void abort(const std::string& message) override;
 

@@ -91,12 +91,15 @@ public:
     /// two receive ranges may overlap neither each other nor a send range.
     ExchangeRecord halo_exchange(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type);
 
-    /// Host-side, for the verdict: every rank's text on rank 0, in rank order; other ranks get {}.
+    /// Host-side, for the verdict and the outputs: every rank's text (of any length: the outputs
+    /// may pass 2 GiB) on rank 0, in rank order; other ranks get {}.
     virtual std::vector<std::string> gather_text(const std::string& text) = 0;
     /// Host-side: the largest of every rank's value, on every rank (the slowest rank's time).
     virtual double max_over_ranks(double value) = 0;
     /// Host-side: the sum of every rank's value, on every rank.
     virtual double sum_over_ranks(double value) = 0;
+    /// Host-side: returns once every rank has called it (MPI_Barrier).
+    virtual void barrier() = 0;
     /// Ends every rank's process with `message`: a rank that fails in the middle of a run would
     /// otherwise leave the others waiting in its next exchange. One rank throws Error instead.
     [[noreturn]] virtual void abort(const std::string& message) = 0;

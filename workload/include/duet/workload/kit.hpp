@@ -517,7 +517,8 @@ public:
     /// Closes the phase begun at the previous mark (PhaseTimer::mark) on the run's queue.
     void mark(Phase phase);
     void mark(const std::string& extra_phase);
-    /// Enqueues the spacer on the run's queue: just before a launch.
+    /// Enqueues the spacer on the run's queue: just before a launch. On several ranks it first
+    /// waits for the queue and for every rank, so that the ranks start the launch together.
     void space();
     /// Waits for the run's queue: the sample of the phases marked.
     Sample sample();
