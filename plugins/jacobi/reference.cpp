@@ -59,9 +59,16 @@ template <class T> void lay_out(std::span<const T> a, std::size_t n, Variant var
         const workload::Part block = workload::part_of(n, n, 0, rank, ranks);
         const std::size_t m = block.rows;
         T* transposed = stored.data() + block.first_row * n;
-        for (std::size_t k = 0; k < m; ++k) {
-            for (std::size_t j = 0; j < n; ++j) {
-                transposed[j * m + k] = a[(block.first_row + k) * n + j];
+        // In tiles, so that reads and writes both go along cache lines: element by element, each
+        // write (a stride of m apart) missed the cache, 5.3 s against 0.3 s for n = 16384 here.
+        constexpr std::size_t tile = 16;
+        for (std::size_t k0 = 0; k0 < m; k0 += tile) {
+            for (std::size_t j0 = 0; j0 < n; j0 += tile) {
+                for (std::size_t j = j0; j < std::min(n, j0 + tile); ++j) {
+                    for (std::size_t k = k0; k < std::min(m, k0 + tile); ++k) {
+                        transposed[j * m + k] = a[(block.first_row + k) * n + j];
+                    }
+                }
             }
         }
     }
