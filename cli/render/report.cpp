@@ -661,10 +661,23 @@ std::string scale_section(const Scaling& scaling)
         }
         out << "</ul></div>\n";
     }
-    // One line per API and variant, against the rank count.
+    // One line per API and variant, against the rank count; `ideal`, where given, the perfect
+    // scaling's value at a rank count, dashed grey beside them.
     const auto chart = [&](const std::string& title, const std::string& y_label, const std::string& metric,
-                           const std::function<std::optional<double>(const ScalePoint&)>& value) {
+                           const std::function<std::optional<double>(const ScalePoint&)>& value,
+                           const std::function<double(int)>& ideal = {}) {
         chart::LineChart lines{title, "ranks", y_label, metric, {}, {}};
+        if (ideal) {
+            std::set<int> counts;
+            for (const auto& point : scaling.points) {
+                counts.insert(point.ranks);
+            }
+            chart::Series perfect{"ideal", "#9e9e9e", "6 3", {}};
+            for (const int ranks : counts) {
+                perfect.points.push_back({double(ranks), ideal(ranks), ideal(ranks), ideal(ranks)});
+            }
+            lines.series.push_back(std::move(perfect));
+        }
         std::map<std::string, std::size_t> series_of;
         for (const auto& point : scaling.points) {
             const auto y = value(point);
@@ -673,18 +686,21 @@ std::string scale_section(const Scaling& scaling)
             }
             const std::string label = point.api + " " + point.variant;
             if (!series_of.contains(label)) {
+                const std::size_t colour = series_of.size(); // the same in every chart, ideal or not
                 series_of[label] = lines.series.size();
-                lines.series.push_back({label, chart::palette(lines.series.size()), "", {}});
+                lines.series.push_back({label, chart::palette(colour), "", {}});
             }
             lines.series[series_of[label]].points.push_back({double(point.ranks), *y, *y, *y});
         }
         return chart::lines(lines);
     };
     out << chart("time per pass", "ms", "time_ms", [](const ScalePoint& p) { return std::optional(p.time_ms); })
-        << chart(weak ? "efficiency (one rank's time / this time)" : "speedup over one rank", weak ? "efficiency" : "x",
-                 "scaling", [&](const ScalePoint& p) { return weak ? p.efficiency : p.speedup; })
-        << chart("communication share", "share", "communication",
-                 [](const ScalePoint& p) { return std::optional(p.communication_share()); });
+        << chart(
+               weak ? "efficiency (one rank's time / this time)" : "speedup over one rank", weak ? "efficiency" : "x",
+               "scaling", [&](const ScalePoint& p) { return weak ? p.efficiency : p.speedup; },
+               [&](int ranks) { return weak ? 1.0 : double(ranks); })
+        << chart("communication share", "% of the time", "communication",
+                 [](const ScalePoint& p) { return std::optional(100 * p.communication_share()); });
     std::vector<std::vector<Cell>> rows;
     const auto optional = [](const std::optional<double>& value) {
         return Cell{value ? format::ratio(*value) : "-", "number"};

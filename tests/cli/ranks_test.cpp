@@ -342,10 +342,10 @@ TEST_F(Ranks, ARankThatFailsAloneEndsEveryRankWithinSeconds)
 TEST_F(Ranks, ScaleReportsEachRankCountsTimeCommunicationAndEfficiency)
 {
     const std::string json_path = file("scale.json");
-    const auto run =
-        run_duet({"scale", "heat", "--ranks", "1,2", "--devices", "opencl:0", "--set", "rows=64", "--set", "cols=64",
-                  "--set", "steps=4", "--oversubscribe", "--json=" + json_path, "--runs=" + file("runs")},
-                 two_pocl_devices(), {.timeout_seconds = 240});
+    const auto run = run_duet({"scale", "heat", "--ranks", "1,2", "--devices", "opencl:0", "--set", "rows=64", "--set",
+                               "cols=64", "--set", "steps=4", "--oversubscribe", "--json=" + json_path,
+                               "--runs=" + file("runs"), "--report=" + file("scale.html")},
+                              two_pocl_devices(), {.timeout_seconds = 240});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto document = json::parse(read_file(json_path));
     ASSERT_EQ(document["tables"].array().size(), 1u) << "strong scaling alone without --weak";
@@ -366,6 +366,12 @@ TEST_F(Ranks, ScaleReportsEachRankCountsTimeCommunicationAndEfficiency)
     EXPECT_NE(run.out.find("strong scaling"), std::string::npos) << run.out;
     // The compare behind each rank count, kept where --runs says.
     EXPECT_EQ(json::parse(read_file(file("runs/ranks-2.json")))["runs"].array().size(), 1u);
+    // The report's charts: the speedup beside the ideal one, the communication share in percent.
+    const std::string html = read_file(file("scale.html"));
+    for (const char* expected :
+         {"speedup over one rank", "data-series=\"ideal\"", "communication share", "% of the time"}) {
+        EXPECT_NE(html.find(expected), std::string::npos) << expected;
+    }
 }
 
 TEST_F(Ranks, WeakScalingGrowsTheParameterWithTheRanks)
