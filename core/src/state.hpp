@@ -7,9 +7,11 @@
 #include <duet/device.hpp>
 #include <duet/error.hpp>
 #include <duet/host_memory.hpp>
+#include <duet/launch_log.hpp>
 #include <duet/program.hpp>
 #include <duet/sequence.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -91,6 +93,13 @@ struct BuiltProgram {
 };
 
 struct QueueState;
+
+/// A LaunchLog's launches, in the order the queues issued them.
+struct LaunchLogState {
+    std::mutex mutex;
+    std::vector<LaunchRecord> launches;
+};
+
 struct EventState;
 struct StagingRoute;
 
@@ -127,7 +136,24 @@ struct DeviceState {
     /// first use and kept while this device lives (peer_copy.cpp).
     StagingRoute& staging_route(const DeviceState& to) const;
 
+    /// While a LaunchLog of this device lives, every queue's launch goes to it (launch_log.cpp);
+    /// otherwise a launch costs one relaxed load here.
+    void log_launch(const LaunchRecord& launch) const
+    {
+        if (logging_.load(std::memory_order_relaxed)) [[unlikely]] {
+            add_to_log(launch);
+        }
+    }
+    /// The log's launches go to `log` from now on; InvalidArgument where one is kept already.
+    void attach_launch_log(std::shared_ptr<LaunchLogState> log) const;
+    void detach_launch_log() const noexcept;
+
 private:
+    void add_to_log(const LaunchRecord& launch) const;
+
+    mutable std::atomic<bool> logging_{false};
+    mutable std::mutex log_mutex_;
+    mutable std::shared_ptr<LaunchLogState> log_;
     mutable std::mutex queues_mutex_;
     mutable std::vector<const QueueState*> queues_;
     mutable std::mutex memory_mutex_;
