@@ -46,9 +46,9 @@ std::vector<Word> ptx_words(std::string_view ptx)
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const std::string_view text = tokens[i].text;
         // The colons of "shared::cta" belong to the word; a label's one colon ends it.
-        const bool double_colon = text == ":" && ((i + 1 < tokens.size() && tokens[i + 1].text == ":" &&
-                                                   adjacent(i, i + 1)) ||
-                                                  (i > 0 && tokens[i - 1].text == ":" && adjacent(i - 1, i)));
+        const bool double_colon =
+            text == ":" && ((i + 1 < tokens.size() && tokens[i + 1].text == ":" && adjacent(i, i + 1)) ||
+                            (i > 0 && tokens[i - 1].text == ":" && adjacent(i - 1, i)));
         const bool joins = double_colon || !separates(text);
         if (joins && joins_previous && adjacent(i - 1, i)) {
             const std::size_t start = static_cast<std::size_t>(words.back().text.data() - ptx.data());
@@ -63,8 +63,8 @@ std::vector<Word> ptx_words(std::string_view ptx)
 
 struct Instruction {
     std::string_view opcode;
-    bool guarded = false;     // under a predicate: "@%p1 bra"
-    std::string_view callee;  // of a call: a function's name, or the register of a call through a pointer
+    bool guarded = false;    // under a predicate: "@%p1 bra"
+    std::string_view callee; // of a call: a function's name, or the register of a call through a pointer
 };
 
 struct Function {
@@ -160,8 +160,8 @@ private:
 
     Function& named(std::string_view name)
     {
-        const auto known = std::find_if(functions_.begin(), functions_.end(),
-                                         [&](const Function& f) { return f.name == name; });
+        const auto known =
+            std::find_if(functions_.begin(), functions_.end(), [&](const Function& f) { return f.name == name; });
         if (known != functions_.end()) {
             return *known;
         }
@@ -239,11 +239,11 @@ private:
             not_ptx(words_.back().line, "a predicate guards no instruction");
         }
         const Word& opcode = words_[i_++];
-        const bool opcode_like = std::islower(static_cast<unsigned char>(opcode.text.front())) != 0 &&
-                                 std::all_of(opcode.text.begin(), opcode.text.end(), [](char c) {
-                                     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' ||
-                                            c == '_' || c == ':';
-                                 });
+        const bool opcode_like =
+            std::islower(static_cast<unsigned char>(opcode.text.front())) != 0 &&
+            std::all_of(opcode.text.begin(), opcode.text.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == ':';
+            });
         if (!opcode_like) {
             not_ptx(opcode.line, quoted(opcode.text) + " is not a PTX instruction");
         }
@@ -390,6 +390,12 @@ std::string_view precision_of(const Opcode& op)
     return "";
 }
 
+// Correctly rounded first, then the approximations from the more to the less accurate.
+int precision_rank(std::string_view mode)
+{
+    return mode == "rn" ? 0 : mode == "full" ? 1 : mode == "approx" ? 2 : 3;
+}
+
 constexpr int rank_memory = 100;
 constexpr int rank_float = 400;
 constexpr int rank_integer = 500;
@@ -399,13 +405,11 @@ constexpr int rank_control = 800;
 constexpr int rank_other = 900;
 
 const std::set<std::string_view> integer_bases = {
-    "add",  "sub",  "mul", "mad", "mul24", "mad24", "sad",  "abs",  "neg",  "min",  "max",  "popc",
-    "clz",  "bfind", "fns", "brev", "bfe",  "bfi",  "bmsk", "szext", "dp4a", "dp2a", "and",  "or",
-    "xor",  "not",  "cnot", "lop3", "shf",  "shl",  "shr",  "prmt", "setp", "set",  "addc", "subc",
-    "madc"};
+    "add",   "sub",  "mul",  "mad", "mul24", "mad24", "sad",   "abs",  "neg",  "min",  "max", "popc", "clz",
+    "bfind", "fns",  "brev", "bfe", "bfi",   "bmsk",  "szext", "dp4a", "dp2a", "and",  "or",  "xor",  "not",
+    "cnot",  "lop3", "shf",  "shl", "shr",   "prmt",  "setp",  "set",  "addc", "subc", "madc"};
 
-const std::set<std::string_view> other_float_bases = {"min",  "max", "abs",      "neg",
-                                                      "setp", "set", "copysign", "testp"};
+const std::set<std::string_view> other_float_bases = {"min", "max", "abs", "neg", "setp", "set", "copysign", "testp"};
 
 Group memory_group(const Opcode& op)
 {
@@ -452,30 +456,29 @@ Group float_group(const Opcode& op, std::string_view type)
         return {rank + 2, "add/sub " + label};
     }
     if (base == "div") {
-        return {rank + 3 + (mode == "rn" ? 0 : mode == "full" ? 1 : mode == "approx" ? 2 : 3),
-                "divide " + label + " (div." + mode + ")"};
+        return {rank + 3 + precision_rank(mode), "divide " + label + " (div." + mode + ")"};
     }
     if (base == "sqrt") {
-        return {rank + 7 + (mode == "rn" ? 0 : mode == "approx" ? 1 : 2), "square root " + label + " (sqrt." + mode + ")"};
+        return {rank + 7 + precision_rank(mode), "square root " + label + " (sqrt." + mode + ")"};
     }
     if (base == "rsqrt") {
-        return {rank + 10, "reciprocal square root " + label + " (rsqrt.approx)"};
+        return {rank + 11, "reciprocal square root " + label + " (rsqrt.approx)"};
     }
     if (base == "rcp") {
-        return {rank + 11 + (mode == "rn" ? 0 : mode == "approx" ? 1 : 2), "reciprocal " + label + " (rcp." + mode + ")"};
+        return {rank + 12 + precision_rank(mode), "reciprocal " + label + " (rcp." + mode + ")"};
     }
     if (base == "sin" || base == "cos" || base == "ex2" || base == "lg2" || base == "tanh") {
-        return {rank + 14, "special function " + label + " (sin, cos, ex2, lg2, tanh)"};
+        return {rank + 16, "special function " + label + " (sin, cos, ex2, lg2, tanh)"};
     }
-    return {rank + 15, "other float " + label + " (compare, min, max, abs, neg)"};
+    return {rank + 17, "other float " + label + " (compare, min, max, abs, neg)"};
 }
 
 Group conversion_group(const Opcode& op)
 {
     const auto types = types_of(op);
     const auto floats = std::count_if(types.begin(), types.end(), is_float_type);
-    if (types.size() == 2 && floats == 2 && types[0] != types[1] &&
-        (types[0] == "f64" || types[1] == "f64") && (types[0] == "f32" || types[1] == "f32")) {
+    if (types.size() == 2 && floats == 2 && types[0] != types[1] && (types[0] == "f64" || types[1] == "f64") &&
+        (types[0] == "f32" || types[1] == "f32")) {
         return {rank_convert, "convert f32<->f64"};
     }
     if (types.size() == 2 && floats == 1) {
@@ -522,8 +525,8 @@ Group classify(const Instruction& instruction)
         return {rank_integer, "integer divide/remainder"};
     }
     if (is_float_type(type) && (integer_bases.contains(base) || other_float_bases.contains(base) || base == "fma" ||
-                                base == "div" || base == "sqrt" || base == "rsqrt" || base == "rcp" ||
-                                base == "sin" || base == "cos" || base == "ex2" || base == "lg2" || base == "tanh")) {
+                                base == "div" || base == "sqrt" || base == "rsqrt" || base == "rcp" || base == "sin" ||
+                                base == "cos" || base == "ex2" || base == "lg2" || base == "tanh")) {
         return float_group(op, type);
     }
     if (integer_bases.contains(base)) {
@@ -567,7 +570,7 @@ std::vector<std::string> ptx_entries(std::string_view ptx)
 {
     std::vector<std::string> entries;
     for (const Function& function : Parser(ptx).module()) {
-        if (function.entry) {
+        if (function.entry && function.defined) {
             entries.emplace_back(function.name);
         }
     }
@@ -626,8 +629,7 @@ InstructionMix mix_of(std::string_view ptx, std::string_view entry)
 
 namespace {
 
-template <class Predicate>
-std::uint64_t sum(const InstructionMix& mix, Predicate&& counts)
+template <class Predicate> std::uint64_t sum(const InstructionMix& mix, Predicate&& counts)
 {
     std::uint64_t total = 0;
     for (const MixGroup& group : mix.groups) {
@@ -677,8 +679,7 @@ std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const Instr
     std::vector<MixDifference> differences;
     const auto differ = [&](std::uint64_t c, std::uint64_t o, std::string aspect, std::string counted,
                             const std::function<std::string(const Sides&)>& hypothesis, std::string test) {
-        differences.push_back(
-            {std::move(aspect), c, o, std::move(counted), hypothesis(sides(c, o)), std::move(test)});
+        differences.push_back({std::move(aspect), c, o, std::move(counted), hypothesis(sides(c, o)), std::move(test)});
     };
     const auto both = [&](auto&& predicate) { return std::pair{sum(cuda, predicate), sum(opencl, predicate)}; };
     // Most aspects are one count on each side, flagged wherever the two differ.
@@ -692,8 +693,9 @@ std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const Instr
     const auto n = [](std::uint64_t count) { return std::to_string(count); };
 
     const auto [fma_c, fma_o] = both([](std::string_view name) { return name.starts_with("FMA "); });
-    const auto [separate_c, separate_o] =
-        both([](std::string_view name) { return starts_with_any(name, {"multiply ", "add/sub "}); });
+    const auto [separate_c, separate_o] = both([](std::string_view name) {
+        return starts_with_any(name, {"multiply ", "add/sub "});
+    });
     if (fma_c != fma_o && (fma_c > fma_o) == (separate_c < separate_o)) {
         const std::uint64_t separate = fma_c > fma_o ? separate_o : separate_c;
         differ(
@@ -771,8 +773,8 @@ std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const Instr
     differ_in_count([](std::string_view name) { return name.starts_with("local "); }, "local memory",
                     "local loads and stores (ld.local, st.local)",
                     [&](const Sides& s) {
-                        return s.more + " moves data through local memory (" + n(s.more_count) +
-                               " loads and stores, " + s.fewer + " " + n(s.fewer_count) +
+                        return s.more + " moves data through local memory (" + n(s.more_count) + " loads and stores, " +
+                               s.fewer + " " + n(s.fewer_count) +
                                "): a stack array indexed at run time or a math function's slow path; register "
                                "spills come later, from ptxas, and show in its verbose log";
                     },
@@ -793,8 +795,7 @@ std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const Instr
                     "approximate special functions", "hardware approximations (sin, cos, ex2, lg2, tanh .approx)",
                     [&](const Sides& s) {
                         return s.more + " uses " + n(s.more_count) +
-                               " of the hardware's approximate special functions, " + s.fewer + " " +
-                               n(s.fewer_count) +
+                               " of the hardware's approximate special functions, " + s.fewer + " " + n(s.fewer_count) +
                                ": fast math on one side, the other computes the accurate versions in software";
                     },
                     "CUDA: -use_fast_math, or __sinf()/__expf() in the source; OpenCL: -cl-fast-relaxed-math, or "

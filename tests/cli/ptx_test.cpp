@@ -77,12 +77,11 @@ TEST(PtxMix, VectorAddCountedByHand)
     const InstructionMix mix = mix_in("vector_add.ptx", "vector_add");
     EXPECT_EQ(mix.entry, "vector_add");
     EXPECT_EQ(mix.total, 22u);
-    EXPECT_THAT(groups_of(mix), ElementsAre(std::pair{"global load 32-bit", 2u}, std::pair{"global store 32-bit", 1u},
-                                            std::pair{"parameter load", 4u}, std::pair{"add/sub f32", 1u},
-                                            std::pair{"integer arithmetic and logic", 6u},
-                                            std::pair{"conditional branch (@p bra)", 1u},
-                                            std::pair{"return/exit", 1u},
-                                            std::pair{"move/select (mov, selp, cvta)", 6u}));
+    EXPECT_THAT(groups_of(mix),
+                ElementsAre(std::pair{"global load 32-bit", 2u}, std::pair{"global store 32-bit", 1u},
+                            std::pair{"parameter load", 4u}, std::pair{"add/sub f32", 1u},
+                            std::pair{"integer arithmetic and logic", 6u}, std::pair{"conditional branch (@p bra)", 1u},
+                            std::pair{"return/exit", 1u}, std::pair{"move/select (mov, selp, cvta)", 6u}));
     EXPECT_TRUE(mix.functions.empty());
     EXPECT_TRUE(mix.unresolved.empty());
     EXPECT_EQ(mix.count("FMA f32"), 0u);
@@ -168,13 +167,12 @@ TEST(PtxMix, GroupsInAFixedOrder)
     for (const MixGroup& group : mix.groups) {
         names.push_back(group.name);
     }
-    EXPECT_THAT(names, ElementsAre("global load 64-bit .nc", "global load 128-bit .nc", "global store 64-bit",
-                                   "local load", "local store", "parameter load", "parameter store", "FMA f64",
-                                   "multiply f64", "other float f64 (compare, min, max, abs, neg)",
-                                   "integer arithmetic and logic", "convert float<->int",
-                                   "convert other (integer widths, f16, rounding)", "branch (bra)",
-                                   "conditional branch (@p bra)", "call", "return/exit",
-                                   "move/select (mov, selp, cvta)"));
+    EXPECT_THAT(names,
+                ElementsAre("global load 64-bit .nc", "global load 128-bit .nc", "global store 64-bit", "local load",
+                            "local store", "parameter load", "parameter store", "FMA f64", "multiply f64",
+                            "other float f64 (compare, min, max, abs, neg)", "integer arithmetic and logic",
+                            "convert float<->int", "convert other (integer widths, f16, rounding)", "branch (bra)",
+                            "conditional branch (@p bra)", "call", "return/exit", "move/select (mov, selp, cvta)"));
     std::uint64_t sum = 0;
     for (const MixGroup& group : mix.groups) {
         sum += group.count;
@@ -254,9 +252,9 @@ TEST(PtxErrors, AnAbsentEntryNamesTheEntriesThatExist)
     EXPECT_THAT(message, AllOf(HasSubstr("no .entry 'saxpy' in the PTX"),
                                HasSubstr("its entries: axpb, quotient, wave, copy_plain"), HasSubstr("reverse_twice")));
     // A .func is not a kernel.
-    EXPECT_THAT(error_of<NotFound>([] { mix_in("newton_matrix_a.ptx", "__internal_trig_reduction_slowpathd"); }),
-                AllOf(HasSubstr("no .entry '__internal_trig_reduction_slowpathd'"),
-                      HasSubstr("its entries: newton_matrix_a")));
+    EXPECT_THAT(
+        error_of<NotFound>([] { mix_in("newton_matrix_a.ptx", "__internal_trig_reduction_slowpathd"); }),
+        AllOf(HasSubstr("no .entry '__internal_trig_reduction_slowpathd'"), HasSubstr("its entries: newton_matrix_a")));
     EXPECT_THAT(error_of<NotFound>([] { mix_of(".version 8.0\n.target sm_90\n", "k"); }),
                 HasSubstr("it defines no .entry"));
 }
@@ -290,9 +288,10 @@ TEST(PtxCompare, FmaContractionOnOneSide)
     ASSERT_THAT(aspects_of(differences), ElementsAre("FMA contraction"));
     EXPECT_EQ(differences[0].cuda, 1u);
     EXPECT_EQ(differences[0].opencl, 0u);
-    EXPECT_THAT(differences[0].hypothesis,
-                AllOf(HasSubstr("CUDA fuses multiplies and adds (1 FMA instructions) where OpenCL has 0 FMAs and 2 separate"),
-                      HasSubstr("contraction is on for CUDA only")));
+    EXPECT_THAT(
+        differences[0].hypothesis,
+        AllOf(HasSubstr("CUDA fuses multiplies and adds (1 FMA instructions) where OpenCL has 0 FMAs and 2 separate"),
+              HasSubstr("contraction is on for CUDA only")));
     EXPECT_THAT(differences[0].test, AllOf(HasSubstr("-cl-mad-enable"), HasSubstr("-cl-fast-relaxed-math"),
                                            HasSubstr("fma()"), HasSubstr("--fmad=false")));
     // The other way round names the other side.
@@ -365,12 +364,12 @@ TEST(PtxCompare, DifferentBarrierCounts)
 TEST(PtxCompare, ApproximateSpecialFunctionsOnOneSide)
 {
     const auto differences = compare_mixes(mix_in("mix_fast_math.ptx", "wave"), mix_in("mix.ptx", "wave"));
-    ASSERT_THAT(aspects_of(differences), ElementsAre("read-only loads", "double precision", "local memory",
-                                                     "approximate special functions"));
+    ASSERT_THAT(aspects_of(differences),
+                ElementsAre("read-only loads", "double precision", "local memory", "approximate special functions"));
     EXPECT_EQ(differences[3].cuda, 1u);
     EXPECT_EQ(differences[3].opencl, 0u);
-    EXPECT_THAT(differences[3].test, AllOf(HasSubstr("-use_fast_math"), HasSubstr("-cl-fast-relaxed-math"),
-                                           HasSubstr("native_sin()")));
+    EXPECT_THAT(differences[3].test,
+                AllOf(HasSubstr("-use_fast_math"), HasSubstr("-cl-fast-relaxed-math"), HasSubstr("native_sin()")));
 }
 
 TEST(PtxCompare, EqualMixesAndDifferencesThatDoNotMatterFlagNothing)
