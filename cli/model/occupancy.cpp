@@ -45,8 +45,8 @@ std::optional<std::uint64_t> carveout_at_least(const Architecture& arch, std::ui
 /// an SM holds as many warps as fit in each partition, times the partitions.
 void limit_by_registers(const Architecture& arch, const KernelUse& use, unsigned warps, Occupancy& result)
 {
-    const std::uint64_t per_warp = round_up(std::uint64_t{use.registers_per_thread} * arch.warp_size,
-                                            arch.register_allocation_unit);
+    const std::uint64_t per_warp =
+        round_up(std::uint64_t{use.registers_per_thread} * arch.warp_size, arch.register_allocation_unit);
     result.registers_per_block = per_warp * warps;
     const std::uint64_t checked = per_warp * round_up(warps, arch.register_partitions);
     if (use.registers_per_thread > arch.max_registers_per_thread) {
@@ -56,14 +56,12 @@ void limit_by_registers(const Architecture& arch, const KernelUse& use, unsigned
                                        capability(arch));
     } else if (checked > arch.max_registers_per_block) {
         result.blocks_by_registers = 0;
-        add_reason(result.refusal, "a block of " + std::to_string(warps) + " warps at " +
-                                       std::to_string(per_warp) + " registers each (" +
-                                       std::to_string(use.registers_per_thread) +
-                                       " per thread, allocated in units of " +
-                                       std::to_string(arch.register_allocation_unit) + ") counts as " +
-                                       std::to_string(checked) + " registers, over the " +
-                                       std::to_string(arch.max_registers_per_block) + " a block may have on " +
-                                       capability(arch));
+        add_reason(result.refusal,
+                   "a block of " + std::to_string(warps) + " warps at " + std::to_string(per_warp) +
+                       " registers each (" + std::to_string(use.registers_per_thread) +
+                       " per thread, allocated in units of " + std::to_string(arch.register_allocation_unit) +
+                       ") counts as " + std::to_string(checked) + " registers, over the " +
+                       std::to_string(arch.max_registers_per_block) + " a block may have on " + capability(arch));
     } else if (per_warp > 0) {
         const std::uint64_t warps_per_partition = arch.registers_per_sm / arch.register_partitions / per_warp;
         result.blocks_by_registers = static_cast<unsigned>(warps_per_partition * arch.register_partitions / warps);
@@ -83,18 +81,19 @@ void limit_by_shared_memory(const Architecture& arch, const KernelUse& use, Occu
     result.shared_bytes_per_sm = preferred;
     if (result.shared_bytes_per_block > block_limit) {
         result.blocks_by_shared_memory = 0;
-        add_reason(result.refusal,
-                   "a block's " + std::to_string(used) + " bytes of shared memory (" +
-                       std::to_string(use.static_shared_bytes) + " static, " +
-                       std::to_string(use.dynamic_shared_bytes) + " dynamic) are over the " +
-                       std::to_string(arch.max_shared_per_block_optin) + " a block may use on " + capability(arch));
+        add_reason(result.refusal, "a block's " + std::to_string(used) + " bytes of shared memory (" +
+                                       std::to_string(use.static_shared_bytes) + " static, " +
+                                       std::to_string(use.dynamic_shared_bytes) + " dynamic) are over the " +
+                                       std::to_string(arch.max_shared_per_block_optin) + " a block may use on " +
+                                       capability(arch));
         return;
     }
     if (result.shared_bytes_per_block == 0) {
         return;
     }
     if (preferred < result.shared_bytes_per_block) {
-        result.shared_bytes_per_sm = carveout_at_least(arch, result.shared_bytes_per_block).value_or(arch.shared_per_sm);
+        result.shared_bytes_per_sm =
+            carveout_at_least(arch, result.shared_bytes_per_block).value_or(arch.shared_per_sm);
     }
     result.blocks_by_shared_memory = static_cast<unsigned>(result.shared_bytes_per_sm / result.shared_bytes_per_block);
 }
@@ -114,9 +113,9 @@ Occupancy occupancy(const Architecture& arch, const KernelUse& use)
     Occupancy result;
     const auto warps = static_cast<unsigned>(divide_round_up(use.threads_per_block, arch.warp_size));
     if (use.threads_per_block > arch.max_threads_per_block) {
-        add_reason(result.refusal, "a block of " + std::to_string(use.threads_per_block) +
-                                       " threads is over the " + std::to_string(arch.max_threads_per_block) +
-                                       " threads a block may have on " + capability(arch));
+        add_reason(result.refusal, "a block of " + std::to_string(use.threads_per_block) + " threads is over the " +
+                                       std::to_string(arch.max_threads_per_block) + " threads a block may have on " +
+                                       capability(arch));
     } else {
         result.blocks_by_warps = arch.max_warps_per_sm / warps;
     }

@@ -42,7 +42,8 @@ cudaOccFuncAttributes function_attributes(const Architecture& arch, const Kernel
     attributes.sharedSizeBytes = use.static_shared_bytes;
     attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
     attributes.maxDynamicSharedSizeBytes =
-        arch.max_shared_per_block_optin - std::min<std::uint64_t>(use.static_shared_bytes, arch.max_shared_per_block_optin);
+        arch.max_shared_per_block_optin -
+        std::min<std::uint64_t>(use.static_shared_bytes, arch.max_shared_per_block_optin);
     attributes.numBlockBarriers = 1;
     return attributes;
 }
@@ -85,13 +86,13 @@ TEST_P(OccupancyCalculator, AgreesWithTheToolkits)
     const cudaOccDeviceProp properties = device_properties(arch);
     const unsigned optin = arch.max_shared_per_block_optin;
     int compared = 0;
-    for (const unsigned threads : {1u, 31u, 32u, 33u, 64u, 96u, 128u, 160u, 192u, 256u, 288u, 320u, 384u, 416u,
-                                   480u, 512u, 640u, 768u, 992u, 1024u, 1025u}) {
-        for (const unsigned registers : {0u, 1u, 8u, 16u, 24u, 32u, 37u, 40u, 48u, 56u, 64u, 65u, 72u, 80u, 96u,
-                                         128u, 136u, 168u, 200u, 232u, 255u}) {
+    for (const unsigned threads : {1u,   31u,  32u,  33u,  64u,  96u,  128u, 160u, 192u,  256u, 288u,
+                                   320u, 384u, 416u, 480u, 512u, 640u, 768u, 992u, 1024u, 1025u}) {
+        for (const unsigned registers : {0u,  1u,  8u,  16u, 24u,  32u,  37u,  40u,  48u,  56u, 64u,
+                                         65u, 72u, 80u, 96u, 128u, 136u, 168u, 200u, 232u, 255u}) {
             for (const unsigned static_shared : {0u, 4096u, 48u * 1024}) {
-                for (const unsigned dynamic_shared : {0u, 1u, 1000u, 4096u, 20000u, 42496u, 49152u, 100000u,
-                                                      160000u, optin - static_shared, optin - static_shared + 1}) {
+                for (const unsigned dynamic_shared : {0u, 1u, 1000u, 4096u, 20000u, 42496u, 49152u, 100000u, 160000u,
+                                                      optin - static_shared, optin - static_shared + 1}) {
                     for (const int carveout : {-1, 0, 10, 25, 50, 75, 100}) {
                         KernelUse use{.threads_per_block = threads,
                                       .registers_per_thread = registers,
@@ -108,11 +109,10 @@ TEST_P(OccupancyCalculator, AgreesWithTheToolkits)
                                                                           static_cast<int>(threads), dynamic_shared),
                                   CUDA_OCC_SUCCESS);
                         const Occupancy ours = occupancy(arch, use);
-                        const std::string where = "threads " + std::to_string(threads) + ", registers " +
-                                                  std::to_string(registers) + ", shared " +
-                                                  std::to_string(static_shared) + " + " +
-                                                  std::to_string(dynamic_shared) + ", carve-out " +
-                                                  std::to_string(carveout);
+                        const std::string where =
+                            "threads " + std::to_string(threads) + ", registers " + std::to_string(registers) +
+                            ", shared " + std::to_string(static_shared) + " + " + std::to_string(dynamic_shared) +
+                            ", carve-out " + std::to_string(carveout);
                         ASSERT_EQ(static_cast<int>(ours.active_blocks), theirs.activeBlocksPerMultiprocessor) << where;
                         ASSERT_EQ(static_cast<int>(ours.blocks_by_warps), theirs.blockLimitWarps) << where;
                         ASSERT_EQ(static_cast<int>(ours.blocks_by_block_slots), theirs.blockLimitBlocks) << where;

@@ -54,8 +54,8 @@ TEST(Architecture, HopperFiguresAsTheGuideTabulates)
 
 TEST(Architecture, EveryHeldGenerationKeepsItsLimitsConsistent)
 {
-    for (const auto& [major, minor] : {std::pair{7, 0}, {7, 2}, {7, 5}, {8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0},
-                                       {10, 0}, {12, 0}}) {
+    for (const auto& [major, minor] :
+         {std::pair{7, 0}, {7, 2}, {7, 5}, {8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0}, {10, 0}, {12, 0}}) {
         const std::optional<Architecture> arch = architecture(major, minor);
         ASSERT_TRUE(arch) << major << "." << minor;
         EXPECT_EQ(arch->major, major);
@@ -230,8 +230,8 @@ TEST(Occupancy, TooMuchSharedMemoryCannotFit)
 
 TEST(Occupancy, EveryBrokenLimitIsNamed)
 {
-    const Occupancy result = occupancy(
-        ampere(), {.threads_per_block = 2048, .registers_per_thread = 255, .dynamic_shared_bytes = 1u << 20});
+    const Occupancy result =
+        occupancy(ampere(), {.threads_per_block = 2048, .registers_per_thread = 255, .dynamic_shared_bytes = 1u << 20});
     EXPECT_EQ(result.active_blocks, 0u);
     EXPECT_EQ(result.limiters, (Limiters{Limiter::warps, Limiter::registers, Limiter::shared_memory}));
     EXPECT_NE(result.refusal.find("2048 threads"), std::string::npos) << result.refusal;
