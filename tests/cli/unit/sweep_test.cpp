@@ -1,5 +1,6 @@
 // --sweep's ranges, the count of points checked before any is built, and the combinations in
 // the order bench measures them.
+#include "error_text.hpp"
 #include "model/sweep.hpp"
 #include "model/usage_error.hpp"
 
@@ -12,18 +13,9 @@
 namespace duet::cli {
 namespace {
 
+using test::error_text;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string usage_error_of(const std::function<void()>& call)
-{
-    try {
-        call();
-    } catch (const UsageError& error) {
-        return error.what();
-    }
-    return "no UsageError";
-}
 
 TEST(SweepRange, AValueThatIsNoRangeStandsAsItIs)
 {
@@ -59,7 +51,8 @@ TEST(SweepRange, ReachesTheLargestWholeNumberWithoutOverflow)
 TEST(SweepRange, WhatIsNoRangeIsRefusedNamingTheParameter)
 {
     for (const char* bad : {"10..1", "1..10+0", "1..10*1", "0..10*2", "a..10", "1..b", "1..10*", "1.5..3"}) {
-        EXPECT_THAT(usage_error_of([&] { expand_range("n", bad); }), HasSubstr("--sweep n: '" + std::string(bad) + "'"))
+        EXPECT_THAT(error_text<UsageError>([&] { expand_range("n", bad); }),
+                    HasSubstr("--sweep n: '" + std::string(bad) + "'"))
             << bad;
     }
 }
@@ -67,7 +60,7 @@ TEST(SweepRange, WhatIsNoRangeIsRefusedNamingTheParameter)
 TEST(SweepRange, MoreThanTheCapIsRefused)
 {
     EXPECT_EQ(expand_range("n", "1..1000").size(), max_sweep_values);
-    EXPECT_THAT(usage_error_of([] { expand_range("n", "1..1001"); }), HasSubstr("more than 1000 values"));
+    EXPECT_THAT(error_text<UsageError>([] { expand_range("n", "1..1001"); }), HasSubstr("more than 1000 values"));
 }
 
 TEST(SweepPoints, CountsEveryFactor)
@@ -81,7 +74,7 @@ TEST(SweepPoints, OverTheCapIsRefusedWithTheFactors)
 {
     const std::vector<std::string> thousand(1000, "1");
     const std::vector<Sweep> sweeps{{"m", thousand}, {"n", thousand}};
-    const auto message = usage_error_of([&] { count_points(sweeps, 1, 1); });
+    const auto message = error_text<UsageError>([&] { count_points(sweeps, 1, 1); });
     EXPECT_THAT(message, HasSubstr("1000 m values x 1000 n values x 1 variant x 1 device = 1000000 points"));
     EXPECT_THAT(message, HasSubstr(std::to_string(max_bench_points)));
 }
@@ -90,7 +83,8 @@ TEST(SweepPoints, PastSixtyFourBitsIsRefusedToo)
 {
     const std::vector<std::string> thousand(1000, "1");
     const std::vector<Sweep> sweeps(7, Sweep{"n", thousand});
-    EXPECT_THAT(usage_error_of([&] { count_points(sweeps, 1, 1); }), HasSubstr("more than 18446744073709551615"));
+    EXPECT_THAT(error_text<UsageError>([&] { count_points(sweeps, 1, 1); }),
+                HasSubstr("more than 18446744073709551615"));
 }
 
 TEST(SweepCombinations, TheLastSweepVariesFastestOverTheFixedValues)
