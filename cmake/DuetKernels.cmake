@@ -1,7 +1,8 @@
 # duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>] [PRIVATE])
 # Embeds one program's kernels into <target>: the OpenCL C and CUDA sources as text, and, when
 # nvcc is found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
-# entry, default 80 and 90, plus PTX of the newest, for GPUs newer than the build). The target gets
+# entry, default 80 and 90, plus PTX of the newest, for GPUs newer than the build) and that PTX as
+# text too, to be read (Program::assembly). The target gets
 # the header <duet_kernels/<name>.hpp> declaring `const duet::ProgramSource& duet::kernels::<name>()`.
 # <name> need not be the files' name: a target embeds several programs by calling this once for
 # each, under names of their own (naive/step.cl as step_naive, pyramid/step.cl as step_pyramid).
@@ -116,6 +117,17 @@ function(duet_embed_kernels target)
       VERBATIM)
     list(APPEND images "fatbin=${fatbin}")
     list(APPEND depends ${fatbin})
+    # The PTX the fatbin's own PTX was compiled to (its newest architecture, the same options),
+    # shipped to be read: Program::assembly() of a program loaded from the fatbin.
+    set(ptx ${out_dir}/${ARG_NAME}.ptx)
+    add_custom_command(
+      OUTPUT ${ptx}
+      COMMAND ${DUET_NVCC} -ptx -std=c++17 -O3 -arch=compute_${newest} -o ${ptx} ${CUDA_file}
+      DEPENDS ${CUDA_file}
+      COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.ptx (compute_${newest})"
+      VERBATIM)
+    list(APPEND images "ptx=${ptx}")
+    list(APPEND depends ${ptx})
   endif()
 
   set(source ${out_dir}/${ARG_NAME}.cpp)

@@ -10,7 +10,7 @@ foreach(image IN LISTS images)
   string(REGEX MATCH "^([a-z_]+)=(.*)$" _ "${image}")
   set(format ${CMAKE_MATCH_1})
   set(file ${CMAKE_MATCH_2})
-  if(NOT format STREQUAL "fatbin") # nvcc's output, made from the .cu
+  if(NOT format STREQUAL "fatbin" AND NOT format STREQUAL "ptx") # nvcc's output, made from the .cu
     list(APPEND files ${file})
   endif()
   file(READ ${file} hex HEX)

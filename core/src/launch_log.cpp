@@ -37,8 +37,7 @@ void DeviceState::add_to_log(const LaunchRecord& launch) const
 
 } // namespace detail
 
-LaunchLog::LaunchLog(const Device& device)
-    : device_(device.state()), state_(std::make_shared<detail::LaunchLogState>())
+LaunchLog::LaunchLog(const Device& device) : device_(device.state()), state_(std::make_shared<detail::LaunchLogState>())
 {
     detail::live(device_, "LaunchLog", "Device").attach_launch_log(state_);
 }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -89,6 +90,17 @@ template <class State> const State& live(const std::shared_ptr<State>& state, co
 struct BuiltProgram {
     std::shared_ptr<const Backend> backend;
     duet_program handle = nullptr;
+    /// The code as text where the core has it rather than the backend: the PTX a fatbin was
+    /// compiled from. Empty: ask the backend.
+    std::string assembly;
+    /// A program loaded from the disk cache, whose binary may keep no assembly (a cubin): the
+    /// source it was built from, to build again where its assembly is asked for.
+    struct Source {
+        ProgramFormat format;
+        std::string data;
+        std::string options;
+    };
+    std::optional<Source> cached_from;
     ~BuiltProgram();
 };
 

@@ -71,7 +71,9 @@ TEST_P(LaunchLogConformance, AnotherMayFollowOnceOneEnds)
 {
     const Kernel add_value = test_kernel(device(), "add_value");
     Buffer<std::uint32_t> words = device().alloc<std::uint32_t>(64);
-    { const LaunchLog first(device()); }
+    {
+        const LaunchLog first(device());
+    }
     const LaunchLog second(device());
     queue().launch(add_value, Range::cover(64, 64), words, std::uint32_t{1}, std::uint32_t{64});
     queue().finish();

@@ -138,6 +138,35 @@ TEST_P(ProgramConformance, BinaryRoundTripsAsNative)
     EXPECT_TRUE(within_ulps(expected, download(queue(), out), tolerance::scale_ulps));
 }
 
+TEST_P(ProgramConformance, AssemblyIsPtxOrUnsupportedSayingWhy)
+{
+    // The embedded program (a fatbin and its shipped PTX on CUDA, source on OpenCL), a build from
+    // source no cache has seen (NVRTC's own PTX), and that build again from the disk cache in a
+    // fresh registry, as a new process would load it (a cubin, which keeps no PTX).
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    const TwoLanguageSource fresh("assembly_probe", nonce(), "7");
+    const Registry registry(Registry::default_search_path());
+    const std::vector<std::pair<std::string, Program>> programs{
+        {"embedded", cached_program(device(), kernels::test_kernels())},
+        {"from source", device().build(fresh.source)},
+        {"from the disk cache", registry.select(device().selector()).build(fresh.source)}};
+    for (const auto& [how, program] : programs) {
+        if (shows(known::no_assembly_text)) {
+            const auto error = expect_error<Unsupported>([&] { (void)program.assembly(); });
+            ASSERT_TRUE(error) << how;
+            EXPECT_TRUE(mentions(error->message(), {"not PTX"})) << error->message();
+            continue;
+        }
+        const std::string ptx = program.assembly();
+        EXPECT_NE(ptx.find(".version "), std::string::npos) << how;
+        EXPECT_NE(ptx.find(".entry "), std::string::npos) << how;
+        const std::string kernel = how == "embedded" ? "scale" : "assembly_probe";
+        EXPECT_NE(ptx.find(kernel), std::string::npos) << how << ": no " << kernel;
+    }
+}
+
 TEST_P(ProgramConformance, ProgramWithNoFormatTheBackendTakesIsRefused)
 {
     // A CUDA fatbin for an OpenCL device, OpenCL C for a CUDA device: nothing to build from.

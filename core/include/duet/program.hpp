@@ -25,7 +25,8 @@ enum class ProgramFormat : std::uint32_t {
     opencl_c = 1, ///< OpenCL C source (clCreateProgramWithSource)
     cuda_c = 2,   ///< CUDA C++ source, compiled at run time by NVRTC
     fatbin = 3,   ///< CUDA fatbin with SASS and PTX (cuModuleLoadData)
-    native = 4    ///< a device-specific binary returned by Program::binary()
+    native = 4,   ///< a device-specific binary returned by Program::binary()
+    ptx = 5       ///< the PTX nvcc compiled a fatbin from: never built, kept to be read (Program::assembly)
 };
 
 std::string_view to_string(ProgramFormat format);
@@ -102,6 +103,10 @@ public:
     /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
     /// and throws Unsupported.
     void set_cache_preference(CachePreference preference) const;
+    /// The blocks of `block_threads` with `dynamic_local` bytes of dynamic local memory each that one
+    /// multiprocessor holds at once, as the driver computes it (CUDA's
+    /// cuOccupancyMaxActiveBlocksPerMultiprocessor). OpenCL has no such query and throws Unsupported.
+    unsigned driver_occupancy(std::size_t block_threads, std::size_t dynamic_local) const;
     /// Each parameter as the driver reports it (OpenCL's clGetKernelArgInfo), in order. Unsupported
     /// where it does not say: CUDA, or an OpenCL driver that kept no argument info.
     std::vector<KernelParameterInfo> parameters() const;
@@ -126,6 +131,10 @@ public:
     bool has_kernel(std::string_view name) const;
     /// The built binary (an OpenCL program binary, a CUDA cubin), loadable as ProgramFormat::native.
     std::string binary() const;
+    /// The compiled code as text a programmer reads: PTX on CUDA (NVRTC's, or what nvcc compiled a
+    /// fatbin from where the source ships it) and on NVIDIA's OpenCL. Unsupported, saying why, where
+    /// the driver keeps none (PoCL).
+    std::string assembly() const;
     Device device() const;
     /// Whether both hold the same build: Device::build serves a program it built before from its
     /// in-memory cache.
