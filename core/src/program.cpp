@@ -333,6 +333,10 @@ const std::string& Kernel::name() const
 {
     return detail::live(state_, "Kernel::name", "Kernel").name;
 }
+Program Kernel::program() const
+{
+    return Program(detail::live(state_, "Kernel::program", "Kernel").program);
+}
 const KernelProperties& Kernel::properties() const
 {
     return detail::live(state_, "Kernel::properties", "Kernel").properties;

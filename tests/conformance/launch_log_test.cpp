@@ -46,6 +46,7 @@ TEST_P(LaunchLogConformance, KeepsEveryQueuesLaunchesWhileItLives)
 
     ASSERT_EQ(launches.size(), 3u) << "the launch on the queue, the one on another queue, the one recorded";
     EXPECT_EQ(launches[0].kernel.name(), "add_value");
+    EXPECT_TRUE(launches[0].kernel.program().same_build(add_value.program())) << "the kernel's own program";
     EXPECT_TRUE(same_range(launches[0].range, words_range));
     EXPECT_EQ(launches[0].dynamic_local_bytes, 0u);
     EXPECT_FALSE(launches[0].recorded);

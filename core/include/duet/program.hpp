@@ -92,12 +92,16 @@ struct KernelProperties {
 /// Threads: a kernel may be launched from several threads and queues at once, each launch with
 /// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
 /// enqueues under a lock of the kernel's own).
+class Program;
+
 class Kernel {
 public:
     Kernel() = default;
     explicit Kernel(std::shared_ptr<const detail::KernelState> state) : state_(std::move(state)) {}
 
     const std::string& name() const;
+    /// The program it was looked up in (its assembly, its device).
+    Program program() const;
     /// Its limits and resources on its device, read once when the kernel was looked up.
     const KernelProperties& properties() const;
     /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
