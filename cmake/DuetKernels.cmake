@@ -109,9 +109,11 @@ function(duet_embed_kernels target)
       set(newest ${arch})
     endforeach()
     list(APPEND gencode "-gencode=arch=compute_${newest},code=compute_${newest}")
+    set(fatbin_options -fatbin -std=c++17 -O3 ${gencode})
+    set(ptx_options -ptx -std=c++17 -O3 -arch=compute_${newest})
     add_custom_command(
       OUTPUT ${fatbin}
-      COMMAND ${DUET_NVCC} -fatbin -std=c++17 -O3 ${gencode} -o ${fatbin} ${CUDA_file}
+      COMMAND ${DUET_NVCC} ${fatbin_options} -o ${fatbin} ${CUDA_file}
       DEPENDS ${CUDA_file}
       COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.fatbin (sm ${architectures} + PTX)"
       VERBATIM)
@@ -122,7 +124,7 @@ function(duet_embed_kernels target)
     set(ptx ${out_dir}/${ARG_NAME}.ptx)
     add_custom_command(
       OUTPUT ${ptx}
-      COMMAND ${DUET_NVCC} -ptx -std=c++17 -O3 -arch=compute_${newest} -o ${ptx} ${CUDA_file}
+      COMMAND ${DUET_NVCC} ${ptx_options} -o ${ptx} ${CUDA_file}
       DEPENDS ${CUDA_file}
       COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.ptx (compute_${newest})"
       VERBATIM)
@@ -133,9 +135,13 @@ function(duet_embed_kernels target)
   set(source ${out_dir}/${ARG_NAME}.cpp)
   set(header ${out_dir}/duet_kernels/${ARG_NAME}.hpp)
   string(REPLACE ";" "|" images_arg "${images}")
+  # nvcc's options, shipped with what it made (Program::build_options).
+  string(REPLACE ";" " " fatbin_options_text "${fatbin_options}")
+  string(REPLACE ";" " " ptx_options_text "${ptx_options}")
   add_custom_command(
     OUTPUT ${source} ${header}
     COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} "-DIMAGES=${images_arg}" -DSOURCE=${source} -DHEADER=${header}
+            "-DFATBIN_OPTIONS=${fatbin_options_text}" "-DPTX_OPTIONS=${ptx_options_text}"
             -P ${DUET_EMBED_SCRIPT}
     DEPENDS ${depends} ${DUET_EMBED_SCRIPT}
     COMMENT "duet: embedding ${files_text} as duet::kernels::${ARG_NAME}()"

@@ -163,6 +163,7 @@ struct duet_program_s : duet::backend::Handle {
     CUmodule module = nullptr;
     std::string binary;       ///< what was loaded (cubin from NVRTC, or the fatbin), for the cache
     std::string assembly;     ///< NVRTC's PTX; empty for a fatbin or a cubin loaded as it is
+    std::string options;      ///< NVRTC's options, one string; empty likewise
     std::string kernel_names; ///< ';'-separated
     ~duet_program_s();
 };

@@ -70,6 +70,7 @@ void check_nvrtc(nvrtcResult code, const char* call)
 struct Compiled {
     std::string cubin;
     std::string ptx;
+    std::string options; ///< NVRTC's, space-separated
 };
 
 /// CUDA C++ source to a cubin for this device's exact architecture.
@@ -104,6 +105,9 @@ Compiled compile(const duet_device_s& device, const std::string& source, const c
              compiled, api.error_string(compiled));
 
     Compiled compiled_program;
+    for (const auto& word : words) {
+        compiled_program.options += (compiled_program.options.empty() ? "" : " ") + word;
+    }
     std::size_t size = 0;
     check_nvrtc(api.cubin_size(program, &size), "nvrtcGetCUBINSize");
     compiled_program.cubin.assign(size, '\0');
@@ -164,6 +168,7 @@ duet_status program_create(duet_device device, duet_program_format format, const
             Compiled compiled = compile(*device, std::string(static_cast<const char*>(data), size), options);
             created->binary = std::move(compiled.cubin);
             created->assembly = std::move(compiled.ptx);
+            created->options = std::move(compiled.options);
             break;
         }
         default:
@@ -203,6 +208,11 @@ duet_status program_assembly(duet_program program, duet_program_sink sink, void*
         }
         sink(context, program->assembly.data(), program->assembly.size());
     });
+}
+
+duet_status program_options(duet_program program, const char** options)
+{
+    return guard([&] { *options = program->options.c_str(); });
 }
 
 duet_status program_kernel_names(duet_program program, const char** names)

@@ -289,6 +289,7 @@ void build(duet_program_s& program, const char* options, bool from_source)
     const std::string all_options = std::string(options ? options : "") +
                                     (from_source && program.device->nv_compiler_options ? " -cl-nv-verbose" : "");
     const auto build_with = [&](const std::string& text) {
+        program.options = text;
         return clBuildProgram(program.program, 1, &program.device->id, text.c_str(), nullptr, nullptr);
     };
     cl_int code = CL_SUCCESS;
@@ -402,6 +403,11 @@ bool is_ptx(std::string_view binary)
 }
 
 } // namespace
+
+duet_status program_options(duet_program program, const char** options)
+{
+    return guard([&] { *options = program->options.c_str(); });
+}
 
 duet_status program_assembly(duet_program program, duet_program_sink sink, void* context)
 {

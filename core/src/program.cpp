@@ -226,6 +226,7 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
         auto built = create_program(state, image.format, image.data, options_text);
         if (image.format == ProgramFormat::fatbin) {
             built->assembly = shipped_ptx(source);
+            built->compiled_with = "nvcc " + std::string(image.compiled_with);
         }
         return program(std::move(built));
     }
@@ -299,6 +300,26 @@ std::string Program::binary() const
     return program_binary(*detail::live(state_, "Program::binary", "Program").built);
 }
 
+namespace {
+
+/// The build that holds a program's assembly and options: the program itself, or for one loaded
+/// from the disk cache as a binary that keeps neither, its source built again (once).
+const detail::BuiltProgram& compiled_build(const detail::ProgramState& program)
+{
+    const detail::BuiltProgram& built = *program.built;
+    if (!built.cached_from) {
+        return built;
+    }
+    const std::lock_guard lock(built.rebuilt_mutex);
+    if (!built.rebuilt) {
+        const auto& source = *built.cached_from;
+        built.rebuilt = create_program(*program.device, source.format, source.data, source.options);
+    }
+    return *built.rebuilt;
+}
+
+} // namespace
+
 std::string Program::assembly() const
 {
     const detail::ProgramState& program = detail::live(state_, "Program::assembly", "Program");
@@ -309,15 +330,31 @@ std::string Program::assembly() const
     if (auto text = backend_assembly(*program.built, &reason)) {
         return std::move(*text);
     }
-    if (const auto& source = program.built->cached_from) {
-        // Loaded from the disk cache as a binary that keeps none: the source's build has it.
-        const auto rebuilt = create_program(*program.device, source->format, source->data, source->options);
-        if (auto text = backend_assembly(*rebuilt, &reason)) {
+    if (program.built->cached_from) {
+        if (auto text = backend_assembly(compiled_build(program), &reason)) {
             return std::move(*text);
         }
     }
     detail::fail<Unsupported>(program.built->backend->name(), "Program::assembly",
                               "program '" + program.name + "': " + reason);
+}
+
+std::string Program::build_options() const
+{
+    const detail::ProgramState& program = detail::live(state_, "Program::build_options", "Program");
+    if (!program.built->compiled_with.empty()) {
+        return program.built->compiled_with;
+    }
+    const auto options_of = [](const detail::BuiltProgram& built) {
+        const auto& backend = *built.backend;
+        const char* options = nullptr;
+        backend.check(backend.require(backend.api().program_options,
+                                      "build options (program_options, ABI 3.3)")(built.handle, &options));
+        return std::string(options != nullptr ? options : "");
+    };
+    std::string options = options_of(*program.built);
+    // A binary loaded as it is was given no options (a cubin): its build from source was.
+    return options.empty() && program.built->cached_from ? options_of(compiled_build(program)) : options;
 }
 Device Program::device() const
 {

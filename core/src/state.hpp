@@ -90,17 +90,20 @@ template <class State> const State& live(const std::shared_ptr<State>& state, co
 struct BuiltProgram {
     std::shared_ptr<const Backend> backend;
     duet_program handle = nullptr;
-    /// The code as text where the core has it rather than the backend: the PTX a fatbin was
-    /// compiled from. Empty: ask the backend.
+    /// What the core has rather than the backend for a fatbin: the PTX it was compiled from and
+    /// nvcc's options, shipped with it. Empty: ask the backend.
     std::string assembly;
-    /// A program loaded from the disk cache, whose binary may keep no assembly (a cubin): the
-    /// source it was built from, to build again where its assembly is asked for.
+    std::string compiled_with;
+    /// A program loaded from the disk cache, whose binary may keep neither its assembly nor its
+    /// options (a cubin): the source it was built from, built again (once) where they are asked for.
     struct Source {
         ProgramFormat format;
         std::string data;
         std::string options;
     };
     std::optional<Source> cached_from;
+    mutable std::mutex rebuilt_mutex;
+    mutable std::shared_ptr<const BuiltProgram> rebuilt;
     ~BuiltProgram();
 };
 

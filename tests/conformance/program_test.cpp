@@ -167,6 +167,32 @@ TEST_P(ProgramConformance, AssemblyIsPtxOrUnsupportedSayingWhy)
     }
 }
 
+TEST_P(ProgramConformance, BuildOptionsAreWhatTheCompilerWasGiven)
+{
+    // A fatbin names nvcc's options at duet's build; a build from source the backend's whole set,
+    // the caller's flag and the backend's own (NVRTC's architecture); so does that build loaded
+    // again from the disk cache in a fresh registry.
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    const TwoLanguageSource fresh("options_probe", nonce(), "7");
+    BuildOptions options;
+    options.flags = is_opencl() ? "-cl-mad-enable" : "--fmad=true";
+    const Program embedded = cached_program(device(), kernels::test_kernels());
+    if (!is_opencl()) {
+        EXPECT_TRUE(embedded.build_options().starts_with("nvcc -fatbin ")) << embedded.build_options();
+    }
+    const Registry registry(Registry::default_search_path());
+    for (const Program& program :
+         {device().build(fresh.source, options), registry.select(device().selector()).build(fresh.source, options)}) {
+        const std::string given = program.build_options();
+        EXPECT_NE(given.find(options.flags), std::string::npos) << given;
+        if (!is_opencl()) {
+            EXPECT_NE(given.find("--gpu-architecture=sm_"), std::string::npos) << given;
+        }
+    }
+}
+
 TEST_P(ProgramConformance, ProgramWithNoFormatTheBackendTakesIsRefused)
 {
     // A CUDA fatbin for an OpenCL device, OpenCL C for a CUDA device: nothing to build from.

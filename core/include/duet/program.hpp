@@ -34,6 +34,7 @@ std::string_view to_string(ProgramFormat format);
 struct ProgramImage {
     ProgramFormat format;
     std::string_view data;
+    std::string_view compiled_with{}; ///< a fatbin's and its PTX's: nvcc's options at duet's build
 };
 
 /// One program in every form it ships; a device builds the first form its backend takes.
@@ -139,6 +140,9 @@ public:
     /// fatbin from where the source ships it) and on NVIDIA's OpenCL. Unsupported, saying why, where
     /// the driver keeps none (PoCL).
     std::string assembly() const;
+    /// The options the compiler was given for this program, the backend's own included: NVRTC's,
+    /// clBuildProgram's, or nvcc's at duet's build for a fatbin.
+    std::string build_options() const;
     Device device() const;
     /// Whether both hold the same build: Device::build serves a program it built before from its
     /// in-memory cache.

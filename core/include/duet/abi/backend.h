@@ -20,8 +20,9 @@ extern "C" {
  * kernel's largest block, in the place of kernel_limits. 3.1: recorded sequences (queue_begin_recording,
  * queue_end_recording, sequence_replay, sequence_release). 3.2: copies between devices of one backend
  * (device_peer_access, queue_copy_peer), and queue_wait taking an event of another device. 3.3: the
- * compiled code as text (program_assembly), the PTX a fatbin was compiled from (DUET_FORMAT_PTX), and
- * the driver's occupancy (DUET_EXTENSION_KERNEL_OCCUPANCY). */
+ * compiled code as text (program_assembly), the options the compiler was given (program_options), the
+ * PTX a fatbin was compiled from (DUET_FORMAT_PTX), and the driver's occupancy
+ * (DUET_EXTENSION_KERNEL_OCCUPANCY). */
 #define DUET_ABI_MAJOR 3
 #define DUET_ABI_MINOR 3
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
@@ -308,7 +309,10 @@ typedef enum duet_replay_method {
                                                                                                                        \
     /* The built program's code as text a programmer reads (3.3): PTX where the driver keeps it (NVRTC's, */           \
     /* NVIDIA's OpenCL binary); DUET_ERROR_UNSUPPORTED, the reason in the message, where it keeps none. */             \
-    X(program_assembly, 0, (duet_program program, duet_program_sink sink, void* context))
+    X(program_assembly, 0, (duet_program program, duet_program_sink sink, void* context))                              \
+    /* The options the backend gave the compiler for this program, its own included (3.3): NVRTC's */                  \
+    /* words, clBuildProgram's string; "" where it loaded a binary as it is (a fatbin, a cubin). */                    \
+    X(program_options, 0, (duet_program program, const char** options))
 
 /* The function table: a header the core checks, then the slots of DUET_BACKEND_SLOTS in order. */
 typedef struct duet_backend_v1 {
