@@ -1,10 +1,10 @@
 // `duet explain <workload|manifest>`: one untimed, unverified run per device and variant with the
 // device's launch log on, then for every kernel launched its geometry, resources, occupancy and
 // compiled code, and for one GPU reached through both APIs the two builds' differences.
+#include "model/explain.hpp"
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/devices.hpp"
-#include "model/explain.hpp"
 #include "model/workloads.hpp"
 #include "render/explain.hpp"
 #include "render/format.hpp"

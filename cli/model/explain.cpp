@@ -86,31 +86,37 @@ std::string to_string(Limiter limiter)
     return "unknown";
 }
 
-LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, const KernelProperties& properties,
-                                 std::uint64_t threads_per_block, std::size_t dynamic_local_bytes)
+LaunchOccupancy model_occupancy(const DeviceProperties& device, const KernelProperties& kernel,
+                                std::uint64_t threads_per_block, std::size_t dynamic_local_bytes)
 {
     LaunchOccupancy result;
-    const auto& p = device.properties();
-    if (p.type == DeviceType::cpu) {
+    if (device.type == DeviceType::cpu) {
         result.model_absent = "not applicable: work-groups run on CPU threads";
-    } else if (p.compute_capability_major == 0) {
+    } else if (device.compute_capability_major == 0) {
         result.model_absent = "not known: the device reports no compute capability, and the occupancy rules are "
                               "NVIDIA's by compute capability";
-    } else if (const auto arch = architecture(static_cast<int>(p.compute_capability_major),
-                                              static_cast<int>(p.compute_capability_minor))) {
-        result.registers_unknown = properties.registers == 0;
+    } else if (const auto arch = architecture(static_cast<int>(device.compute_capability_major),
+                                              static_cast<int>(device.compute_capability_minor))) {
+        result.registers_unknown = kernel.registers == 0;
         try {
             result.model = occupancy(*arch, {.threads_per_block = static_cast<unsigned>(threads_per_block),
-                                             .registers_per_thread = properties.registers,
-                                             .static_shared_bytes = properties.static_local_memory,
+                                             .registers_per_thread = kernel.registers,
+                                             .static_shared_bytes = kernel.static_local_memory,
                                              .dynamic_shared_bytes = dynamic_local_bytes});
         } catch (const Error& error) {
             result.model_absent = "not computed: " + error.message();
         }
     } else {
-        result.model_absent = "not known: compute capability " + capability_text(p) +
+        result.model_absent = "not known: compute capability " + capability_text(device) +
                               " is not in duet's architecture table (cli/model/architecture.cpp)";
     }
+    return result;
+}
+
+LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, const KernelProperties& properties,
+                                 std::uint64_t threads_per_block, std::size_t dynamic_local_bytes)
+{
+    auto result = model_occupancy(device.properties(), properties, threads_per_block, dynamic_local_bytes);
     try {
         result.driver = kernel.driver_occupancy(threads_per_block, dynamic_local_bytes);
     } catch (const Error& error) {
@@ -140,15 +146,16 @@ ExplainedRun explain(const workload::Job& job)
         }
         ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
         if (kernel == nullptr) {
-            explained.kernels.push_back({launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}});
+            explained.kernels.push_back(
+                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}});
             kernel = &explained.kernels.back();
         }
         auto group = std::find_if(kernel->launches.begin(), kernel->launches.end(),
                                   [&](const LaunchGroup& known) { return same_launch(known, launch); });
         if (group == kernel->launches.end()) {
             LaunchGroup added{launch.range, launch.dynamic_local_bytes, 0, 0, {}};
-            added.occupancy = launch_occupancy(job.device, launch.kernel, kernel->properties,
-                                               added.threads_per_block(), launch.dynamic_local_bytes);
+            added.occupancy = launch_occupancy(job.device, launch.kernel, kernel->properties, added.threads_per_block(),
+                                               launch.dynamic_local_bytes);
             kernel->launches.push_back(std::move(added));
             group = kernel->launches.end() - 1;
         }
@@ -186,10 +193,13 @@ KernelTwin twin(const ExplainedKernel* cuda, const ExplainedKernel* opencl)
     return twin;
 }
 
-std::vector<KernelTwin> twins(const ExplainedRun& cuda, const ExplainedRun& opencl)
+} // namespace
+
+std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
+                                     const std::vector<ExplainedKernel>& opencl)
 {
-    const auto& a = cuda.kernels;
-    const auto& b = opencl.kernels;
+    const auto& a = cuda;
+    const auto& b = opencl;
     const auto named = [](const std::vector<ExplainedKernel>& kernels, const std::string& name) {
         const auto found = std::find_if(kernels.begin(), kernels.end(),
                                         [&](const ExplainedKernel& kernel) { return kernel.name == name; });
@@ -214,8 +224,6 @@ std::vector<KernelTwin> twins(const ExplainedRun& cuda, const ExplainedRun& open
     return twins;
 }
 
-} // namespace
-
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
 {
     std::vector<ExplainedPair> pairs;
@@ -230,7 +238,7 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
             if (opencl.explained() && opencl.job.device.backend() == "opencl" &&
                 opencl.job.device.properties().pci_bus_id == bus && opencl.job.info.name == cuda.job.info.name &&
                 opencl.job.variant == cuda.job.variant) {
-                pairs.push_back({c, o, twins(cuda, opencl)});
+                pairs.push_back({c, o, pair_kernels(cuda.kernels, opencl.kernels)});
             }
         }
     }

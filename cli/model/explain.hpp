@@ -85,9 +85,12 @@ struct ExplainedRun {
 /// with that status and the reason; one that launched nothing has no kernels.
 ExplainedRun explain(const workload::Job& job);
 
-/// The occupancy of a block of `threads_per_block` with `dynamic_local_bytes` on the device of
-/// `kernel`: by the model where its compute capability is in the architecture table, and on CUDA
-/// by the driver; on a CPU device "not applicable".
+/// The model's half of a launch's occupancy: a block of `threads_per_block` with
+/// `dynamic_local_bytes` of a kernel of `kernel` figures on a device of `device` figures, where its
+/// compute capability is in the architecture table; on a CPU device "not applicable".
+LaunchOccupancy model_occupancy(const DeviceProperties& device, const KernelProperties& kernel,
+                                std::uint64_t threads_per_block, std::size_t dynamic_local_bytes);
+/// model_occupancy, and the driver's blocks per SM where the backend has the query (CUDA).
 LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, const KernelProperties& properties,
                                  std::uint64_t threads_per_block, std::size_t dynamic_local_bytes);
 
@@ -108,9 +111,13 @@ struct ExplainedPair {
     std::vector<KernelTwin> kernels;
 };
 
-/// The pairs among `runs` that both ran. Kernels pair by name (duet's entry points are named alike
-/// in both languages); where names differ (a manifest's entries), by the order first launched when
-/// both runs launched the same number of kernels. A kernel with no twin is listed with why.
+/// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
+/// are named alike in both languages), or where names differ (a manifest's entries) by the order
+/// first launched when both launched as many kernels; a kernel with no twin is listed with why.
+std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
+                                     const std::vector<ExplainedKernel>& opencl);
+
+/// The pairs among `runs` that both ran, their kernels paired by pair_kernels.
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs);
 
 } // namespace duet::cli

@@ -1,12 +1,10 @@
-// duet explain's tables and JSON. A block per kernel keeps every line within 100 columns; free text
+// duet explain's tables. A block per kernel keeps every line within 100 columns; free text
 // (a driver's reason, a hypothesis) is wrapped to that width.
 #include "render/explain.hpp"
 
 #include "model/environment.hpp"
 #include "model/workloads.hpp"
-#include "render/environment.hpp"
 #include "render/format.hpp"
-#include "render/records.hpp"
 #include "render/table.hpp"
 
 #include <algorithm>
@@ -51,11 +49,6 @@ std::string dims_text(std::uint32_t dims, const Dim3& size)
         text += " x " + std::to_string(size.z);
     }
     return text;
-}
-
-json::Value dims_json(const Dim3& size)
-{
-    return json::Array{size.x, size.y, size.z};
 }
 
 std::string limiters_text(const Occupancy& occupancy)
@@ -170,7 +163,10 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
     }
 }
 
-void print_kernel(std::ostream& out, const ExplainedKernel& kernel, const Device& device)
+} // namespace
+
+void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, const DeviceProperties& device,
+                            const std::string& backend)
 {
     std::size_t launches = 0;
     for (const auto& launch : kernel.launches) {
@@ -179,7 +175,7 @@ void print_kernel(std::ostream& out, const ExplainedKernel& kernel, const Device
     const auto& p = kernel.properties;
     out << "\n  kernel " << kernel.name << ": " << launches << (launches == 1 ? " launch" : " launches") << "\n";
     // NVIDIA's OpenCL says only when it compiles: a kernel from its compute cache has none.
-    const std::string unknown = device.properties().type == DeviceType::gpu && device.backend() == "opencl"
+    const std::string unknown = device.type == DeviceType::gpu && backend == "opencl"
                                     ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
                                     : "not known (the driver does not say)";
     out << "    registers " << (p.registers == 0 ? unknown : std::to_string(p.registers) + " a work-item") << "\n";
@@ -187,15 +183,17 @@ void print_kernel(std::ostream& out, const ExplainedKernel& kernel, const Device
         << format::bytes(p.static_local_memory) << "\n";
     out << "    largest block " << (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size))
         << ", set by " << to_string(p.max_block_limit)
-        << (p.required_block[0] == 0 ? ""
-                                     : "; declared " + std::to_string(p.required_block[0]) + " x " +
-                                           std::to_string(p.required_block[1]) + " x " +
-                                           std::to_string(p.required_block[2]))
+        << (p.required_block[0] == 0
+                ? ""
+                : "; declared " + std::to_string(p.required_block[0]) + " x " + std::to_string(p.required_block[1]) +
+                      " x " + std::to_string(p.required_block[2]))
         << "\n";
     print_launches(out, kernel);
     print_occupancy(out, kernel);
     print_mix(out, kernel);
 }
+
+namespace {
 
 std::string run_heading(const ExplainedRun& run)
 {
@@ -203,146 +201,18 @@ std::string run_heading(const ExplainedRun& run)
            api_label(run.job.device) + "]";
 }
 
-json::Value occupancy_json(const LaunchOccupancy& occupancy)
-{
-    json::Value model;
-    if (const auto& m = occupancy.model) {
-        json::Array limiters;
-        for (const auto limiter : m->limiters) {
-            limiters.push_back(to_string(limiter));
-        }
-        const auto optional = [](const std::optional<unsigned>& value) {
-            return value ? json::Value(*value) : json::Value();
-        };
-        model = json::Object{{"active_blocks", m->active_blocks},
-                             {"active_warps", m->active_warps},
-                             {"fraction", m->fraction},
-                             {"limiters", std::move(limiters)},
-                             {"blocks_by_warps", m->blocks_by_warps},
-                             {"blocks_by_block_slots", m->blocks_by_block_slots},
-                             {"blocks_by_registers", optional(m->blocks_by_registers)},
-                             {"blocks_by_shared_memory", optional(m->blocks_by_shared_memory)},
-                             {"registers_per_block", m->registers_per_block},
-                             {"shared_bytes_per_block", m->shared_bytes_per_block},
-                             {"shared_bytes_per_sm", m->shared_bytes_per_sm},
-                             {"refusal", m->refusal}};
-    }
-    return json::Object{{"model", std::move(model)},
-                        {"model_absent", occupancy.model_absent},
-                        {"registers_unknown", occupancy.registers_unknown},
-                        {"driver_blocks", occupancy.driver ? json::Value(*occupancy.driver) : json::Value()},
-                        {"driver_absent", occupancy.driver_absent},
-                        {"disagree", occupancy.disagree()}};
-}
-
-json::Value mix_json(const std::optional<InstructionMix>& mix)
-{
-    if (!mix) {
-        return json::Value();
-    }
-    json::Array groups;
-    for (const auto& group : mix->groups) {
-        groups.push_back(json::Object{{"name", group.name}, {"count", group.count}});
-    }
-    return json::Object{{"entry", mix->entry},
-                        {"total", mix->total},
-                        {"groups", std::move(groups)},
-                        {"functions", json::Array(mix->functions.begin(), mix->functions.end())},
-                        {"unresolved", json::Array(mix->unresolved.begin(), mix->unresolved.end())}};
-}
-
-json::Value kernel_json(const ExplainedKernel& kernel)
-{
-    json::Object properties;
-    for (auto& field : kernel_fields(kernel.properties)) {
-        properties.emplace_back(std::move(field.key), std::move(field.value));
-    }
-    json::Array launches;
-    for (const auto& launch : kernel.launches) {
-        launches.push_back(json::Object{{"dims", launch.range.dims},
-                                        {"grid", dims_json(launch.range.grid)},
-                                        {"block", dims_json(launch.range.block)},
-                                        {"threads_per_block", launch.threads_per_block()},
-                                        {"dynamic_local_bytes", launch.dynamic_local_bytes},
-                                        {"count", launch.count},
-                                        {"recorded", launch.recorded},
-                                        {"occupancy", occupancy_json(launch.occupancy)}});
-    }
-    return json::Object{{"name", kernel.name},
-                        {"properties", std::move(properties)},
-                        {"launches", std::move(launches)},
-                        {"program", kernel.program},
-                        {"mix", mix_json(kernel.mix)},
-                        {"mix_absent", kernel.mix_absent}};
-}
-
-json::Value run_explained_json(const ExplainedRun& run)
-{
-    json::Array kernels, programs;
-    for (const auto& kernel : run.kernels) {
-        kernels.push_back(kernel_json(kernel));
-    }
-    for (const auto& program : run.programs) {
-        programs.push_back(json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
-                                        {"assembly", program.assembly ? json::Value(*program.assembly) : json::Value()},
-                                        {"assembly_absent", program.assembly_absent}});
-    }
-    const auto& device = run.job.device.properties();
-    return json::Object{{"workload", run.job.info.name},
-                        {"variant", run.job.variant},
-                        {"settings", settings_json(run.job.info, run.job.settings.values())},
-                        {"device", run.job.label},
-                        {"device_name", device.name},
-                        {"api", api_label(run.job.device)},
-                        {"pci_bus_id", device.pci_bus_id.empty() ? json::Value() : json::Value(device.pci_bus_id)},
-                        {"status", to_string(run.status)},
-                        {"reason", run.reason},
-                        {"kernels", std::move(kernels)},
-                        {"programs", std::move(programs)},
-                        {"spacer_launches", run.spacer_launches}};
-}
-
-json::Value pair_explained_json(const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
-{
-    json::Array kernels;
-    for (const auto& twin : pair.kernels) {
-        json::Array differences;
-        for (const auto& difference : twin.differences) {
-            differences.push_back(json::Object{{"aspect", difference.aspect},
-                                               {"cuda", difference.cuda},
-                                               {"opencl", difference.opencl},
-                                               {"counted", difference.counted},
-                                               {"hypothesis", difference.hypothesis},
-                                               {"test", difference.test}});
-        }
-        kernels.push_back(json::Object{{"cuda_kernel", twin.cuda_kernel},
-                                       {"opencl_kernel", twin.opencl_kernel},
-                                       {"cuda_mix", mix_json(twin.cuda_mix)},
-                                       {"opencl_mix", mix_json(twin.opencl_mix)},
-                                       {"absent", twin.absent},
-                                       {"differences", std::move(differences)}});
-    }
-    const auto& cuda = runs.at(pair.cuda);
-    return json::Object{{"workload", cuda.job.info.name},
-                        {"variant", cuda.job.variant},
-                        {"pci_bus_id", cuda.job.device.properties().pci_bus_id},
-                        {"cuda_run", pair.cuda},
-                        {"opencl_run", pair.opencl},
-                        {"cuda", cuda.job.label},
-                        {"opencl", runs.at(pair.opencl).job.label},
-                        {"kernels", std::move(kernels)}};
-}
-
-/// Every group either mix holds, in the order of the CUDA mix and then the OpenCL mix's own.
+/// Every group either mix holds, in the mixes' own fixed order: each group only the OpenCL mix
+/// holds goes after the group it follows there.
 std::vector<std::string> group_names(const InstructionMix& cuda, const InstructionMix& opencl)
 {
     std::vector<std::string> names;
-    for (const auto* mix : {&cuda, &opencl}) {
-        for (const auto& group : mix->groups) {
-            if (std::find(names.begin(), names.end(), group.name) == names.end()) {
-                names.push_back(group.name);
-            }
-        }
+    for (const auto& group : cuda.groups) {
+        names.push_back(group.name);
+    }
+    auto next = names.begin();
+    for (const auto& group : opencl.groups) {
+        const auto found = std::find(names.begin(), names.end(), group.name);
+        next = found != names.end() ? found + 1 : names.insert(next, group.name) + 1;
     }
     return names;
 }
@@ -362,7 +232,7 @@ void print_explained_run(std::ostream& out, const ExplainedRun& run)
         out << "  launched no kernel (it moves data only)\n";
     }
     for (const auto& kernel : run.kernels) {
-        print_kernel(out, kernel, run.job.device);
+        print_explained_kernel(out, kernel, run.job.device.properties(), run.job.device.backend());
     }
 }
 
@@ -373,14 +243,22 @@ void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const st
     out << "\n"
         << cuda.job.info.name << "/" << cuda.job.variant << " on one GPU through both APIs: " << cuda.job.label
         << " and " << opencl.job.label << " (PCI " << cuda.job.device.properties().pci_bus_id << ")\n";
-    for (const auto& twin : pair.kernels) {
-        const std::string name =
-            twin.cuda_kernel == twin.opencl_kernel ? twin.cuda_kernel : twin.cuda_kernel + " / " + twin.opencl_kernel;
+    print_kernel_twins(out, pair.kernels);
+}
+
+void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
+{
+    for (const auto& twin : twins) {
+        std::string name = twin.cuda_kernel.empty() ? twin.opencl_kernel : twin.cuda_kernel;
+        if (!twin.cuda_kernel.empty() && !twin.opencl_kernel.empty() && twin.cuda_kernel != twin.opencl_kernel) {
+            name += " / " + twin.opencl_kernel;
+        }
         out << "\n  kernel " << name << "\n";
         if (!twin.absent.empty()) {
             print_wrapped(out, "    not compared:", twin.absent, "      ");
             continue;
         }
+        out << "    static instruction counts, * where they differ:\n";
         Table table({{"group"}, {"CUDA", Table::Align::right}, {"OpenCL", Table::Align::right}, {""}});
         for (const auto& group : group_names(*twin.cuda_mix, *twin.opencl_mix)) {
             const auto a = twin.cuda_mix->count(group);
@@ -394,29 +272,12 @@ void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const st
             out << "    no difference that hints at a cause\n";
         }
         for (const auto& difference : twin.differences) {
-            out << "    " << difference.aspect << ": CUDA " << difference.cuda << ", OpenCL " << difference.opencl
+            out << "\n    " << difference.aspect << ": CUDA " << difference.cuda << ", OpenCL " << difference.opencl
                 << " " << difference.counted << "\n";
             print_wrapped(out, "      why:", difference.hypothesis, "        ");
             print_wrapped(out, "      test:", difference.test, "        ");
         }
     }
-}
-
-json::Value explain_json(const std::vector<ExplainedRun>& runs, const std::vector<ExplainedPair>& pairs,
-                         std::uint64_t seed)
-{
-    json::Array run_records, pair_records;
-    for (const auto& run : runs) {
-        run_records.push_back(run_explained_json(run));
-    }
-    for (const auto& pair : pairs) {
-        pair_records.push_back(pair_explained_json(pair, runs));
-    }
-    return json::Object{{"schema", "duet.explain/1"},
-                        {"environment", environment_json(Registry::global())},
-                        {"seed", seed},
-                        {"runs", std::move(run_records)},
-                        {"pairs", std::move(pair_records)}};
 }
 
 } // namespace duet::cli

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "model/explain.hpp"
@@ -13,6 +14,12 @@ namespace duet::cli {
 
 /// One run: a heading naming the workload, variant and device, then its kernels, or its reason.
 void print_explained_run(std::ostream& out, const ExplainedRun& run);
+/// One kernel's block: resources, launches, occupancy and instruction mix, on a device of `device`
+/// figures through `backend` ("cuda", "opencl").
+void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, const DeviceProperties& device,
+                            const std::string& backend);
+/// Each kernel's two mixes side by side, the groups that differ marked, then the differences.
+void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins);
 /// One GPU reached through CUDA and OpenCL: each kernel's two mixes and their differences.
 void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs);
 

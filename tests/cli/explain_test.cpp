@@ -193,8 +193,8 @@ TEST(ExplainCli, JsonKeysAreTheSameForEveryRun)
     const auto& launch = kernel["launches"].array().at(0);
     EXPECT_THAT(keys(launch), ElementsAre("dims", "grid", "block", "threads_per_block", "dynamic_local_bytes", "count",
                                           "recorded", "occupancy"));
-    EXPECT_THAT(keys(launch["occupancy"]),
-                ElementsAre("model", "model_absent", "registers_unknown", "driver_blocks", "driver_absent", "disagree"));
+    EXPECT_THAT(keys(launch["occupancy"]), ElementsAre("model", "model_absent", "registers_unknown", "driver_blocks",
+                                                       "driver_absent", "disagree"));
     EXPECT_THAT(keys(run["programs"].array().at(0)), ElementsAre("kernels", "assembly", "assembly_absent"));
     EXPECT_EQ(kernel["program"].number(), 0);
 }
