@@ -1,7 +1,8 @@
 # duet_embed_kernels(<target> NAME <name> [OPENCL <file.cl>] [CUDA <file.cu>] [PRIVATE])
 # Embeds one program's kernels into <target>: the OpenCL C and CUDA sources as text, and, when
 # nvcc is found, the CUDA source compiled offline to a fatbin (SASS for each CMAKE_CUDA_ARCHITECTURES
-# entry, default 80 and 90, plus PTX of the newest, for GPUs newer than the build). The target gets
+# entry, default 80 and 90, plus PTX of the newest, for GPUs newer than the build) and that PTX as
+# text too, to be read (Program::assembly). The target gets
 # the header <duet_kernels/<name>.hpp> declaring `const duet::ProgramSource& duet::kernels::<name>()`.
 # <name> need not be the files' name: a target embeds several programs by calling this once for
 # each, under names of their own (naive/step.cl as step_naive, pyramid/step.cl as step_pyramid).
@@ -108,22 +109,39 @@ function(duet_embed_kernels target)
       set(newest ${arch})
     endforeach()
     list(APPEND gencode "-gencode=arch=compute_${newest},code=compute_${newest}")
+    set(fatbin_options -fatbin -std=c++17 -O3 ${gencode})
+    set(ptx_options -ptx -std=c++17 -O3 -arch=compute_${newest})
     add_custom_command(
       OUTPUT ${fatbin}
-      COMMAND ${DUET_NVCC} -fatbin -std=c++17 -O3 ${gencode} -o ${fatbin} ${CUDA_file}
+      COMMAND ${DUET_NVCC} ${fatbin_options} -o ${fatbin} ${CUDA_file}
       DEPENDS ${CUDA_file}
       COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.fatbin (sm ${architectures} + PTX)"
       VERBATIM)
     list(APPEND images "fatbin=${fatbin}")
     list(APPEND depends ${fatbin})
+    # The PTX the fatbin's own PTX was compiled to (its newest architecture, the same options),
+    # shipped to be read: Program::assembly() of a program loaded from the fatbin.
+    set(ptx ${out_dir}/${ARG_NAME}.ptx)
+    add_custom_command(
+      OUTPUT ${ptx}
+      COMMAND ${DUET_NVCC} ${ptx_options} -o ${ptx} ${CUDA_file}
+      DEPENDS ${CUDA_file}
+      COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.ptx (compute_${newest})"
+      VERBATIM)
+    list(APPEND images "ptx=${ptx}")
+    list(APPEND depends ${ptx})
   endif()
 
   set(source ${out_dir}/${ARG_NAME}.cpp)
   set(header ${out_dir}/duet_kernels/${ARG_NAME}.hpp)
   string(REPLACE ";" "|" images_arg "${images}")
+  # nvcc's options, shipped with what it made (Program::build_options).
+  string(REPLACE ";" " " fatbin_options_text "${fatbin_options}")
+  string(REPLACE ";" " " ptx_options_text "${ptx_options}")
   add_custom_command(
     OUTPUT ${source} ${header}
     COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} "-DIMAGES=${images_arg}" -DSOURCE=${source} -DHEADER=${header}
+            "-DFATBIN_OPTIONS=${fatbin_options_text}" "-DPTX_OPTIONS=${ptx_options_text}"
             -P ${DUET_EMBED_SCRIPT}
     DEPENDS ${depends} ${DUET_EMBED_SCRIPT}
     COMMENT "duet: embedding ${files_text} as duet::kernels::${ARG_NAME}()"

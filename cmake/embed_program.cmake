@@ -1,6 +1,7 @@
 # Build-time half of duet_embed_kernels(): writes a C++ source holding every image of one program
 # as bytes, and the header declaring its accessor. Run as cmake -P with NAME, IMAGES
-# ("format=file|format=file"), SOURCE and HEADER.
+# ("format=file|format=file"), SOURCE and HEADER, and FATBIN_OPTIONS and PTX_OPTIONS: nvcc's, shipped
+# with what it made.
 string(REPLACE "|" ";" images "${IMAGES}")
 set(arrays "")
 set(entries "")
@@ -10,7 +11,7 @@ foreach(image IN LISTS images)
   string(REGEX MATCH "^([a-z_]+)=(.*)$" _ "${image}")
   set(format ${CMAKE_MATCH_1})
   set(file ${CMAKE_MATCH_2})
-  if(NOT format STREQUAL "fatbin") # nvcc's output, made from the .cu
+  if(NOT format STREQUAL "fatbin" AND NOT format STREQUAL "ptx") # nvcc's output, made from the .cu
     list(APPEND files ${file})
   endif()
   file(READ ${file} hex HEX)
@@ -20,7 +21,14 @@ foreach(image IN LISTS images)
   string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
   # alignas(8): cuModuleLoadData reads the fatbin in place.
   string(APPEND arrays "alignas(8) const unsigned char image_${index}[${size} + 1] = {\n${bytes}0};\n")
-  string(APPEND entries "            {ProgramFormat::${format}, {reinterpret_cast<const char*>(image_${index}), ${size}}},\n")
+  set(compiled_with "")
+  if(format STREQUAL "fatbin")
+    set(compiled_with ", \"${FATBIN_OPTIONS}\"")
+  elseif(format STREQUAL "ptx")
+    set(compiled_with ", \"${PTX_OPTIONS}\"")
+  endif()
+  string(APPEND entries
+    "            {ProgramFormat::${format}, {reinterpret_cast<const char*>(image_${index}), ${size}}${compiled_with}},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 string(REPLACE ";" " and " files "${files}")

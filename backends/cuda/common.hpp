@@ -72,6 +72,7 @@
     X(cuFuncSetAttribute)                                                                                              \
     X(cuFuncSetCacheConfig)                                                                                            \
     X(cuFuncGetParamInfo)                                                                                              \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
     X(cuLaunchKernel)                                                                                                  \
     X(cuStreamBeginCapture)                                                                                            \
     X(cuStreamEndCapture)                                                                                              \
@@ -161,6 +162,8 @@ struct duet_program_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     CUmodule module = nullptr;
     std::string binary;       ///< what was loaded (cubin from NVRTC, or the fatbin), for the cache
+    std::string assembly;     ///< NVRTC's PTX; empty for a fatbin or a cubin loaded as it is
+    std::string options;      ///< NVRTC's options, one string; empty likewise
     std::string kernel_names; ///< ';'-separated
     ~duet_program_s();
 };
@@ -194,6 +197,8 @@ inline constexpr const char* api_name = "CUDA";
 BackendState<duet_device_s>& state();
 
 duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preference preference);
+duet_status kernel_occupancy(duet_kernel kernel, std::uint32_t block_threads, std::size_t dynamic_local,
+                             std::uint32_t* blocks_per_multiprocessor);
 
 /// cuDeviceGetAttribute, a failure raised.
 int attribute(const duet_device_s& device, CUdevice_attribute which);
@@ -201,6 +206,7 @@ int attribute(const duet_device_s& device, CUdevice_attribute which);
 /// What only CUDA offers, through the extension slot.
 inline const Extension extensions[] = {
     {DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE, reinterpret_cast<duet_function>(&kernel_set_cache_preference)},
+    {DUET_EXTENSION_KERNEL_OCCUPANCY, reinterpret_cast<duet_function>(&kernel_occupancy)},
 };
 
 } // namespace duet::backend::cuda

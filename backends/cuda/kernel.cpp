@@ -119,4 +119,17 @@ duet_status kernel_set_cache_preference(duet_kernel kernel, duet_cache_preferenc
     });
 }
 
+duet_status kernel_occupancy(duet_kernel kernel, std::uint32_t block_threads, std::size_t dynamic_local,
+                             std::uint32_t* blocks_per_multiprocessor)
+{
+    return guard([&] {
+        ContextScope scope(*kernel->device);
+        int blocks = 0;
+        check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel->function,
+                                                                   static_cast<int>(block_threads), dynamic_local),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        *blocks_per_multiprocessor = static_cast<std::uint32_t>(blocks);
+    });
+}
+
 } // namespace duet::backend::cuda

@@ -21,6 +21,8 @@ struct Nvrtc {
     decltype(&::nvrtcGetProgramLog) log = nullptr;
     decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
     decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+    decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
+    decltype(&::nvrtcGetPTX) ptx = nullptr;
     decltype(&::nvrtcDestroyProgram) destroy = nullptr;
 };
 
@@ -49,6 +51,8 @@ const Nvrtc& nvrtc()
         resolve(api.log, "nvrtcGetProgramLog");
         resolve(api.cubin_size, "nvrtcGetCUBINSize");
         resolve(api.cubin, "nvrtcGetCUBIN");
+        resolve(api.ptx_size, "nvrtcGetPTXSize");
+        resolve(api.ptx, "nvrtcGetPTX");
         resolve(api.destroy, "nvrtcDestroyProgram");
         return api;
     }();
@@ -62,8 +66,15 @@ void check_nvrtc(nvrtcResult code, const char* call)
              nvrtc().error_string(code));
 }
 
+/// What NVRTC made of a source: the cubin loaded, and the PTX it was assembled from, to be read.
+struct Compiled {
+    std::string cubin;
+    std::string ptx;
+    std::string options; ///< NVRTC's, space-separated
+};
+
 /// CUDA C++ source to a cubin for this device's exact architecture.
-std::string compile(const duet_device_s& device, const std::string& source, const char* options)
+Compiled compile(const duet_device_s& device, const std::string& source, const char* options)
 {
     const Nvrtc& api = nvrtc();
     nvrtcProgram program = nullptr;
@@ -93,11 +104,21 @@ std::string compile(const duet_device_s& device, const std::string& source, cons
         fail(DUET_ERROR_BUILD, log.empty() ? std::string(api.error_string(compiled)) : log, "nvrtcCompileProgram",
              compiled, api.error_string(compiled));
 
+    Compiled compiled_program;
+    for (const auto& word : words) {
+        compiled_program.options += (compiled_program.options.empty() ? "" : " ") + word;
+    }
     std::size_t size = 0;
     check_nvrtc(api.cubin_size(program, &size), "nvrtcGetCUBINSize");
-    std::string cubin(size, '\0');
-    check_nvrtc(api.cubin(program, cubin.data()), "nvrtcGetCUBIN");
-    return cubin;
+    compiled_program.cubin.assign(size, '\0');
+    check_nvrtc(api.cubin(program, compiled_program.cubin.data()), "nvrtcGetCUBIN");
+    check_nvrtc(api.ptx_size(program, &size), "nvrtcGetPTXSize");
+    compiled_program.ptx.assign(size, '\0');
+    check_nvrtc(api.ptx(program, compiled_program.ptx.data()), "nvrtcGetPTX");
+    if (!compiled_program.ptx.empty() && compiled_program.ptx.back() == '\0') {
+        compiled_program.ptx.pop_back(); // the size counts the terminating null
+    }
+    return compiled_program;
 }
 
 std::string kernel_names(CUmodule module)
@@ -143,9 +164,13 @@ duet_status program_create(duet_device device, duet_program_format format, const
         case DUET_FORMAT_NATIVE:
             created->binary.assign(static_cast<const char*>(data), size);
             break;
-        case DUET_FORMAT_CUDA_C:
-            created->binary = compile(*device, std::string(static_cast<const char*>(data), size), options);
+        case DUET_FORMAT_CUDA_C: {
+            Compiled compiled = compile(*device, std::string(static_cast<const char*>(data), size), options);
+            created->binary = std::move(compiled.cubin);
+            created->assembly = std::move(compiled.ptx);
+            created->options = std::move(compiled.options);
             break;
+        }
         default:
             fail(DUET_ERROR_UNSUPPORTED, "the CUDA backend builds fatbins, cubins and CUDA C++ source, not format " +
                                              std::to_string(static_cast<int>(format)));
@@ -172,6 +197,22 @@ duet_status program_binary(duet_program program, void (*sink)(void* context, con
                            void* context)
 {
     return guard([&] { sink(context, program->binary.data(), program->binary.size()); });
+}
+
+duet_status program_assembly(duet_program program, duet_program_sink sink, void* context)
+{
+    return guard([&] {
+        if (program->assembly.empty()) {
+            fail(DUET_ERROR_UNSUPPORTED, "this program was loaded as a fatbin or a cubin, which keep no PTX the driver "
+                                         "hands back; NVRTC's builds keep theirs");
+        }
+        sink(context, program->assembly.data(), program->assembly.size());
+    });
+}
+
+duet_status program_options(duet_program program, const char** options)
+{
+    return guard([&] { *options = program->options.c_str(); });
 }
 
 duet_status program_kernel_names(duet_program program, const char** names)

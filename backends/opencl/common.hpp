@@ -131,6 +131,7 @@ struct duet_program_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_program program = nullptr;
     std::string kernel_names; ///< CL_PROGRAM_KERNEL_NAMES, ';'-separated
+    std::string options;      ///< what clBuildProgram was given, when it built
     /// Every kernel's arguments, by kernel name; program_binary records them beside the driver's binary.
     std::map<std::string, duet::backend::opencl::KernelArguments, std::less<>> kernel_arguments;
     /// Registers a work-item, by kernel name, where the compiler's log gave them (NVIDIA's); recorded likewise.

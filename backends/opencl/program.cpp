@@ -289,6 +289,7 @@ void build(duet_program_s& program, const char* options, bool from_source)
     const std::string all_options = std::string(options ? options : "") +
                                     (from_source && program.device->nv_compiler_options ? " -cl-nv-verbose" : "");
     const auto build_with = [&](const std::string& text) {
+        program.options = text;
         return clBuildProgram(program.program, 1, &program.device->id, text.c_str(), nullptr, nullptr);
     };
     cl_int code = CL_SUCCESS;
@@ -382,6 +383,48 @@ duet_status program_release(duet_program program)
     return guard([&] { delete program; });
 }
 
+namespace {
+
+/// The driver's binary of a program built for one device.
+std::string driver_binary(const duet_program_s& program)
+{
+    const auto size = info<std::size_t>(clGetProgramInfo, program.program, CL_PROGRAM_BINARY_SIZES, "clGetProgramInfo");
+    std::string binary(size, '\0');
+    auto* destination = reinterpret_cast<unsigned char*>(binary.data());
+    check(clGetProgramInfo(program.program, CL_PROGRAM_BINARIES, sizeof destination, &destination, nullptr),
+          "clGetProgramInfo");
+    return binary;
+}
+
+/// Whether a driver's binary is PTX text (NVIDIA's): a module's .version and .target lines.
+bool is_ptx(std::string_view binary)
+{
+    return binary.find("\n.version ") != std::string_view::npos && binary.find("\n.target ") != std::string_view::npos;
+}
+
+} // namespace
+
+duet_status program_options(duet_program program, const char** options)
+{
+    return guard([&] { *options = program->options.c_str(); });
+}
+
+duet_status program_assembly(duet_program program, duet_program_sink sink, void* context)
+{
+    return guard([&] {
+        std::string binary = driver_binary(*program);
+        if (!is_ptx(binary)) {
+            fail(DUET_ERROR_UNSUPPORTED, "the " + program->device->platform_name +
+                                             " driver's program binary is not PTX text (a CPU driver such as PoCL "
+                                             "keeps an object file of its own): no assembly to read");
+        }
+        while (!binary.empty() && binary.back() == '\0') {
+            binary.pop_back();
+        }
+        sink(context, binary.data(), binary.size());
+    });
+}
+
 duet_status program_binary(duet_program program, void (*sink)(void* context, const void* data, std::size_t size),
                            void* context)
 {
@@ -401,14 +444,9 @@ duet_status program_binary(duet_program program, void (*sink)(void* context, con
             put_integer(binary, registers == program->kernel_registers.end() ? std::uint32_t{0} : registers->second);
         }
         // Built for one device, so the program has exactly one driver's binary.
-        const auto size =
-            info<std::size_t>(clGetProgramInfo, program->program, CL_PROGRAM_BINARY_SIZES, "clGetProgramInfo");
-        put_integer(binary, static_cast<std::uint64_t>(size));
-        const std::size_t native_at = binary.size();
-        binary.resize(native_at + size);
-        auto* destination = reinterpret_cast<unsigned char*>(binary.data() + native_at);
-        check(clGetProgramInfo(program->program, CL_PROGRAM_BINARIES, sizeof destination, &destination, nullptr),
-              "clGetProgramInfo");
+        const std::string native = driver_binary(*program);
+        put_integer(binary, static_cast<std::uint64_t>(native.size()));
+        binary += native;
         sink(context, binary.data(), binary.size());
     });
 }

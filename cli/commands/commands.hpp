@@ -24,6 +24,7 @@ int bench_command(const Arguments& arguments);
 int test_command(const Arguments& arguments);
 int cache_command(const Arguments& arguments);
 int scale_command(const Arguments& arguments);
+int explain_command(const Arguments& arguments);
 
 /// exit_ok when `verdict` is ok; else exit_wrong, with its summary and problems on standard error.
 int exit_code(const Verdict& verdict);

@@ -114,6 +114,25 @@ const std::vector<Command>& commands()
           .options = {devices_option, variants_option, set_option, seed_option, warmup_option, repeats_option,
                       json_option, csv_option, report_option}},
          compare_command},
+        {{.name = "explain",
+          .arguments = "<workload>",
+          .min_arguments = 1,
+          .max_arguments = 1,
+          .brief = "why the APIs differ: each kernel's launch, occupancy and compiled code",
+          .summary = "Runs the workload (or a manifest) once on every selected device, untimed and unchecked, and for\n"
+                     "every kernel it launched shows the launch (grid, block, dynamic local memory), the kernel's\n"
+                     "registers, private and static local memory and largest block, its occupancy per SM by the CUDA\n"
+                     "occupancy calculator's rules (beside the driver's own figure on CUDA; not applicable on a CPU)\n"
+                     "and its compiled code's instruction mix where the driver keeps PTX (CUDA, NVIDIA's OpenCL; not\n"
+                     "PoCL). For one GPU reached through CUDA and OpenCL, the two mixes side by side, each difference\n"
+                     "with a hypothesis and the option that tests it.\n"
+                     "Exit code 1 when a run failed or none could be explained; an unsupported run is shown with why.",
+          .options = {devices_option,
+                      {"variants", Kind::repeated, "V,...", "the variants to explain (default: the workload's first)"},
+                      set_option,
+                      seed_option,
+                      json_option}},
+         explain_command},
         {{.name = "bench",
           .arguments = "<workload>",
           .min_arguments = 1,
@@ -256,7 +275,8 @@ int main(const std::vector<std::string>& args)
         return exit_ok;
     }
     const Arguments arguments(command->spec, rest);
-    if (command->handler == run_command || command->handler == compare_command || command->handler == bench_command) {
+    if (command->handler == run_command || command->handler == compare_command || command->handler == bench_command ||
+        command->handler == explain_command) {
         check_kernel_cache(); // they build kernels
     }
     try {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -25,6 +26,8 @@ std::string_view to_string(ProgramFormat format)
         return "fatbin";
     case ProgramFormat::native:
         return "native";
+    case ProgramFormat::ptx:
+        return "ptx";
     }
     return "unknown";
 }
@@ -126,14 +129,46 @@ const ProgramImage& choose_image(const detail::DeviceState& device, const Progra
     detail::fail<Unsupported>(device.backend->name(), "Device::build", message);
 }
 
-std::shared_ptr<const detail::BuiltProgram> create_program(const detail::DeviceState& device, ProgramFormat format,
-                                                           std::string_view data, const std::string& options)
+std::shared_ptr<detail::BuiltProgram> create_program(const detail::DeviceState& device, ProgramFormat format,
+                                                     std::string_view data, const std::string& options)
 {
     auto program = std::make_shared<detail::BuiltProgram>();
     program->backend = device.backend;
     device.check(device.api().program_create(device.handle, static_cast<duet_program_format>(format), data.data(),
                                              data.size(), options.c_str(), &program->handle));
     return program;
+}
+
+/// The backend's assembly of a built program, or nullopt with `reason` where it keeps none.
+std::optional<std::string> backend_assembly(const detail::BuiltProgram& program, std::string* reason = nullptr)
+{
+    const auto& backend = *program.backend;
+    std::string text;
+    try {
+        backend.check(backend.require(backend.api().program_assembly, "assembly (program_assembly, ABI 3.3)")(
+            program.handle,
+            [](void* context, const void* data, std::size_t size) {
+                static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+            },
+            &text));
+    } catch (const Unsupported& error) {
+        if (reason != nullptr) {
+            *reason = error.message();
+        }
+        return std::nullopt;
+    }
+    return text;
+}
+
+/// The PTX image a program ships beside its fatbin, if any.
+std::string shipped_ptx(const ProgramSource& source)
+{
+    for (const auto& image : source.images) {
+        if (image.format == ProgramFormat::ptx) {
+            return std::string(image.data);
+        }
+    }
+    return {};
 }
 
 std::string program_binary(const detail::BuiltProgram& program)
@@ -188,7 +223,12 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
             std::make_shared<const detail::ProgramState>(detail::ProgramState{state_, std::move(built), source.name}));
     };
     if (!is_source(image.format)) {
-        return program(create_program(state, image.format, image.data, options_text));
+        auto built = create_program(state, image.format, image.data, options_text);
+        if (image.format == ProgramFormat::fatbin) {
+            built->assembly = shipped_ptx(source);
+            built->compiled_with = "nvcc " + std::string(image.compiled_with);
+        }
+        return program(std::move(built));
     }
 
     const std::string key = cache_key(state, image, options_text, options.include_dirs);
@@ -199,11 +239,12 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
             return program(built->second);
         }
     }
-    std::shared_ptr<const detail::BuiltProgram> built;
+    std::shared_ptr<detail::BuiltProgram> built;
     if (disk_cache) {
         if (const auto binary = disk_cache->load(key)) {
             try {
                 built = create_program(state, ProgramFormat::native, *binary, options_text);
+                built->cached_from = detail::BuiltProgram::Source{image.format, std::string(image.data), options_text};
             } catch (const Error&) {
                 // An entry that verifies but the driver refuses (a driver update it cannot tell
                 // from the key): build from source and replace it below.
@@ -258,6 +299,63 @@ std::string Program::binary() const
 {
     return program_binary(*detail::live(state_, "Program::binary", "Program").built);
 }
+
+namespace {
+
+/// The build that holds a program's assembly and options: the program itself, or for one loaded
+/// from the disk cache as a binary that keeps neither, its source built again (once).
+const detail::BuiltProgram& compiled_build(const detail::ProgramState& program)
+{
+    const detail::BuiltProgram& built = *program.built;
+    if (!built.cached_from) {
+        return built;
+    }
+    const std::lock_guard lock(built.rebuilt_mutex);
+    if (!built.rebuilt) {
+        const auto& source = *built.cached_from;
+        built.rebuilt = create_program(*program.device, source.format, source.data, source.options);
+    }
+    return *built.rebuilt;
+}
+
+} // namespace
+
+std::string Program::assembly() const
+{
+    const detail::ProgramState& program = detail::live(state_, "Program::assembly", "Program");
+    if (!program.built->assembly.empty()) {
+        return program.built->assembly;
+    }
+    std::string reason;
+    if (auto text = backend_assembly(*program.built, &reason)) {
+        return std::move(*text);
+    }
+    if (program.built->cached_from) {
+        if (auto text = backend_assembly(compiled_build(program), &reason)) {
+            return std::move(*text);
+        }
+    }
+    detail::fail<Unsupported>(program.built->backend->name(), "Program::assembly",
+                              "program '" + program.name + "': " + reason);
+}
+
+std::string Program::build_options() const
+{
+    const detail::ProgramState& program = detail::live(state_, "Program::build_options", "Program");
+    if (!program.built->compiled_with.empty()) {
+        return program.built->compiled_with;
+    }
+    const auto options_of = [](const detail::BuiltProgram& built) {
+        const auto& backend = *built.backend;
+        const char* options = nullptr;
+        backend.check(backend.require(backend.api().program_options,
+                                      "build options (program_options, ABI 3.3)")(built.handle, &options));
+        return std::string(options != nullptr ? options : "");
+    };
+    std::string options = options_of(*program.built);
+    // A binary loaded as it is was given no options (a cubin): its build from source was.
+    return options.empty() && program.built->cached_from ? options_of(compiled_build(program)) : options;
+}
 Device Program::device() const
 {
     return Device(detail::live(state_, "Program::device", "Program").device);
@@ -271,6 +369,10 @@ bool Program::same_build(const Program& other) const
 const std::string& Kernel::name() const
 {
     return detail::live(state_, "Kernel::name", "Kernel").name;
+}
+Program Kernel::program() const
+{
+    return Program(detail::live(state_, "Kernel::program", "Kernel").program);
 }
 const KernelProperties& Kernel::properties() const
 {
@@ -300,6 +402,23 @@ void Kernel::set_cache_preference(CachePreference preference) const
         DUET_EXTENSION_KERNEL_SET_CACHE_PREFERENCE,
         "cache preferences (the split between L1 cache and shared memory, CUDA's cuFuncSetCacheConfig)");
     device.check(set(kernel.handle, static_cast<duet_cache_preference>(preference)));
+}
+
+unsigned Kernel::driver_occupancy(std::size_t block_threads, std::size_t dynamic_local) const
+{
+    const auto& kernel = detail::live(state_, "Kernel::driver_occupancy", "Kernel");
+    const auto& device = *kernel.program->device;
+    if (block_threads == 0 || block_threads > kernel.properties.max_block_size) {
+        detail::fail<InvalidArgument>(device.backend->name(), "Kernel::driver_occupancy",
+                                      "kernel '" + kernel.name + "': a block of " + std::to_string(block_threads) +
+                                          " threads, where it takes 1 to " +
+                                          std::to_string(kernel.properties.max_block_size));
+    }
+    const auto occupancy = device.backend->extension<duet_kernel_occupancy_fn>(
+        DUET_EXTENSION_KERNEL_OCCUPANCY, "the driver's occupancy (CUDA's cuOccupancyMaxActiveBlocksPerMultiprocessor)");
+    std::uint32_t blocks = 0;
+    device.check(occupancy(kernel.handle, static_cast<std::uint32_t>(block_threads), dynamic_local, &blocks));
+    return blocks;
 }
 
 std::vector<KernelParameterInfo> Kernel::parameters() const

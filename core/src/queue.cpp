@@ -484,8 +484,9 @@ void check_local_memory(const std::string& backend, const char* call, const deta
 
 /// Launches now; or, while the queue records a sequence, records the launch with its argument
 /// values copied, the sequence keeping the kernel and the buffers alive.
-void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, const LaunchShape& shape,
-                      const PackedArgs& packed, const detail::LaunchArg* args, std::size_t count)
+void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, const Range& given,
+                      const LaunchShape& shape, const PackedArgs& packed, const detail::LaunchArg* args,
+                      std::size_t count)
 {
     const detail::DeviceState& device = *queue.device;
     const duet_kernel handle = kernel.state()->handle;
@@ -494,6 +495,7 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
     if (queue.recording == nullptr) [[likely]] {
         device.check(
             device.api().queue_launch(queue.handle, handle, &range, packed.data(), static_cast<std::uint32_t>(count)));
+        device.log_launch({kernel, given, packed.dynamic_local, false});
         return;
     }
     auto recorded = std::make_shared<const RecordedLaunch>(handle, range, packed.data(), count);
@@ -511,6 +513,7 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
                 }
             }
         });
+    device.log_launch({kernel, given, packed.dynamic_local, true});
 }
 
 /// A recording from the moment the queue records: end() stops it, the gate held alone, and the
@@ -781,7 +784,7 @@ void Queue::launch_packed(const Kernel& kernel, const Range& range, const detail
     check_device_limits(backend, call, k, shape, device);
     const PackedArgs packed = pack_arguments(state, call, k, args, count);
     check_local_memory(backend, call, k, packed, device);
-    launch_or_record(state, kernel, shape, packed, args, count);
+    launch_or_record(state, kernel, range, shape, packed, args, count);
 }
 
 Event Queue::record()

@@ -7,15 +7,18 @@
 #include <duet/device.hpp>
 #include <duet/error.hpp>
 #include <duet/host_memory.hpp>
+#include <duet/launch_log.hpp>
 #include <duet/program.hpp>
 #include <duet/sequence.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -87,10 +90,31 @@ template <class State> const State& live(const std::shared_ptr<State>& state, co
 struct BuiltProgram {
     std::shared_ptr<const Backend> backend;
     duet_program handle = nullptr;
+    /// What the core has rather than the backend for a fatbin: the PTX it was compiled from and
+    /// nvcc's options, shipped with it. Empty: ask the backend.
+    std::string assembly;
+    std::string compiled_with;
+    /// A program loaded from the disk cache, whose binary may keep neither its assembly nor its
+    /// options (a cubin): the source it was built from, built again (once) where they are asked for.
+    struct Source {
+        ProgramFormat format;
+        std::string data;
+        std::string options;
+    };
+    std::optional<Source> cached_from;
+    mutable std::mutex rebuilt_mutex;
+    mutable std::shared_ptr<const BuiltProgram> rebuilt;
     ~BuiltProgram();
 };
 
 struct QueueState;
+
+/// A LaunchLog's launches, in the order the queues issued them.
+struct LaunchLogState {
+    std::mutex mutex;
+    std::vector<LaunchRecord> launches;
+};
+
 struct EventState;
 struct StagingRoute;
 
@@ -127,7 +151,24 @@ struct DeviceState {
     /// first use and kept while this device lives (peer_copy.cpp).
     StagingRoute& staging_route(const DeviceState& to) const;
 
+    /// While a LaunchLog of this device lives, every queue's launch goes to it (launch_log.cpp);
+    /// otherwise a launch costs one relaxed load here.
+    void log_launch(const LaunchRecord& launch) const
+    {
+        if (logging_.load(std::memory_order_relaxed)) [[unlikely]] {
+            add_to_log(launch);
+        }
+    }
+    /// The log's launches go to `log` from now on; InvalidArgument where one is kept already.
+    void attach_launch_log(std::shared_ptr<LaunchLogState> log) const;
+    void detach_launch_log() const noexcept;
+
 private:
+    void add_to_log(const LaunchRecord& launch) const;
+
+    mutable std::atomic<bool> logging_{false};
+    mutable std::mutex log_mutex_;
+    mutable std::shared_ptr<LaunchLogState> log_;
     mutable std::mutex queues_mutex_;
     mutable std::vector<const QueueState*> queues_;
     mutable std::mutex memory_mutex_;

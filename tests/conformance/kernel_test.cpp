@@ -182,6 +182,28 @@ TEST_P(KernelConformance, CachePreferenceIsAHintOrUnsupported)
     kernel.set_cache_preference(CachePreference::none);
 }
 
+TEST_P(KernelConformance, DriverOccupancyWhereTheApiHasOne)
+{
+    const Kernel kernel = test_kernel(device(), "reduce_sum");
+    if (shows(known::no_driver_occupancy)) {
+        const auto error = expect_error<Unsupported>([&] { (void)kernel.driver_occupancy(256, 1024); });
+        ASSERT_TRUE(error);
+        EXPECT_NE(error->message().find("cuOccupancyMaxActiveBlocksPerMultiprocessor"), std::string::npos)
+            << error->message();
+        return;
+    }
+    // A small block fits several times on a multiprocessor; one the size of its threads at most once.
+    const unsigned small = kernel.driver_occupancy(64, 64 * sizeof(float));
+    EXPECT_GE(small, 2u);
+    const auto largest = static_cast<std::size_t>(kernel.properties().max_block_size);
+    const unsigned large = kernel.driver_occupancy(largest, largest * sizeof(float));
+    EXPECT_GE(large, 1u);
+    EXPECT_LE(large, small);
+    const auto error = expect_error<InvalidArgument>([&] { (void)kernel.driver_occupancy(largest + 1, 0); });
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->message().find(std::to_string(largest + 1)), std::string::npos) << error->message();
+}
+
 TEST_P(KernelConformance, ParametersAreReportedAsTheDriverSeesThem)
 {
     const Kernel kernel = test_kernel(device(), "reduce_sum");

@@ -138,6 +138,61 @@ TEST_P(ProgramConformance, BinaryRoundTripsAsNative)
     EXPECT_TRUE(within_ulps(expected, download(queue(), out), tolerance::scale_ulps));
 }
 
+TEST_P(ProgramConformance, AssemblyIsPtxOrUnsupportedSayingWhy)
+{
+    // The embedded program (a fatbin and its shipped PTX on CUDA, source on OpenCL), a build from
+    // source no cache has seen (NVRTC's own PTX), and that build again from the disk cache in a
+    // fresh registry, as a new process would load it (a cubin, which keeps no PTX).
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    const TwoLanguageSource fresh("assembly_probe", nonce(), "7");
+    const Registry registry(Registry::default_search_path());
+    const std::vector<std::pair<std::string, Program>> programs{
+        {"embedded", cached_program(device(), kernels::test_kernels())},
+        {"from source", device().build(fresh.source)},
+        {"from the disk cache", registry.select(device().selector()).build(fresh.source)}};
+    for (const auto& [how, program] : programs) {
+        if (shows(known::no_assembly_text)) {
+            const auto error = expect_error<Unsupported>([&] { (void)program.assembly(); });
+            ASSERT_TRUE(error) << how;
+            EXPECT_TRUE(mentions(error->message(), {"not PTX"})) << error->message();
+            continue;
+        }
+        const std::string ptx = program.assembly();
+        EXPECT_NE(ptx.find(".version "), std::string::npos) << how;
+        EXPECT_NE(ptx.find(".entry "), std::string::npos) << how;
+        const std::string kernel = how == "embedded" ? "scale" : "assembly_probe";
+        EXPECT_NE(ptx.find(kernel), std::string::npos) << how << ": no " << kernel;
+    }
+}
+
+TEST_P(ProgramConformance, BuildOptionsAreWhatTheCompilerWasGiven)
+{
+    // A fatbin names nvcc's options at duet's build; a build from source the backend's whole set,
+    // the caller's flag and the backend's own (NVRTC's architecture); so does that build loaded
+    // again from the disk cache in a fresh registry.
+    TempDir cache;
+    const ScopedEnv dir("DUET_CACHE_DIR", cache.path().string());
+    const ScopedEnv on("DUET_CACHE", std::nullopt);
+    const TwoLanguageSource fresh("options_probe", nonce(), "7");
+    BuildOptions options;
+    options.flags = is_opencl() ? "-cl-mad-enable" : "--fmad=true";
+    const Program embedded = cached_program(device(), kernels::test_kernels());
+    if (!is_opencl()) {
+        EXPECT_TRUE(embedded.build_options().starts_with("nvcc -fatbin ")) << embedded.build_options();
+    }
+    const Registry registry(Registry::default_search_path());
+    for (const Program& program :
+         {device().build(fresh.source, options), registry.select(device().selector()).build(fresh.source, options)}) {
+        const std::string given = program.build_options();
+        EXPECT_NE(given.find(options.flags), std::string::npos) << given;
+        if (!is_opencl()) {
+            EXPECT_NE(given.find("--gpu-architecture=sm_"), std::string::npos) << given;
+        }
+    }
+}
+
 TEST_P(ProgramConformance, ProgramWithNoFormatTheBackendTakesIsRefused)
 {
     // A CUDA fatbin for an OpenCL device, OpenCL C for a CUDA device: nothing to build from.

@@ -62,4 +62,13 @@ const KnownDifference no_constant_input{
     "(cuModuleGetGlobal, cuMemcpyHtoD); OpenCL passes a buffer as a __constant argument",
     on_cuda};
 
+const KnownDifference no_driver_occupancy{
+    "no_driver_occupancy", "OpenCL",
+    "OpenCL has no occupancy query (CUDA's cuOccupancyMaxActiveBlocksPerMultiprocessor)", on_opencl};
+
+const KnownDifference no_assembly_text{
+    "no_assembly_text", "OpenCL on a CPU",
+    "a CPU driver's program binary is an object file of its own (PoCL), not PTX text",
+    [](const Device& device) { return on_opencl(device) && device.properties().type == DeviceType::cpu; }};
+
 } // namespace duet::test::known

@@ -38,6 +38,12 @@ extern const KnownDifference no_ldg;
 /// access's constant path: CUDA's __constant__ memory is a module symbol, which duet's API
 /// cannot copy into; OpenCL passes a buffer as a __constant argument.
 extern const KnownDifference no_constant_input;
+/// Kernel::driver_occupancy: cuOccupancyMaxActiveBlocksPerMultiprocessor on CUDA; OpenCL's API has
+/// no occupancy query (duet explain computes one with the same rules).
+extern const KnownDifference no_driver_occupancy;
+/// Program::assembly: PTX on CUDA and NVIDIA's OpenCL; a CPU driver's binary is an object file
+/// of its own (PoCL), with no text to read.
+extern const KnownDifference no_assembly_text;
 
 } // namespace known
 } // namespace duet::test

@@ -485,7 +485,7 @@ DUET_KIT_INSTANTIATE(std::uint8_t)
 #undef DUET_KIT_INSTANTIATE
 
 Spacer::Spacer(const Device& device)
-    : kernel_(device.build(kernels::workload_spacer()).kernel("workload_spacer")),
+    : kernel_(device.build(kernels::workload_spacer()).kernel(kernel_name)),
       scratch_(device.alloc<float>(bytes(device) / sizeof(float))), sink_(device.alloc<float>(1))
 {
     Queue queue = device.create_queue();

@@ -7,6 +7,7 @@
 #include <duet/error.hpp>
 #include <duet/event.hpp>
 #include <duet/host_memory.hpp>
+#include <duet/launch_log.hpp>
 #include <duet/mirror.hpp>
 #include <duet/program.hpp>
 #include <duet/queue.hpp>

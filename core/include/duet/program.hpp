@@ -25,7 +25,8 @@ enum class ProgramFormat : std::uint32_t {
     opencl_c = 1, ///< OpenCL C source (clCreateProgramWithSource)
     cuda_c = 2,   ///< CUDA C++ source, compiled at run time by NVRTC
     fatbin = 3,   ///< CUDA fatbin with SASS and PTX (cuModuleLoadData)
-    native = 4    ///< a device-specific binary returned by Program::binary()
+    native = 4,   ///< a device-specific binary returned by Program::binary()
+    ptx = 5       ///< the PTX nvcc compiled a fatbin from: never built, kept to be read (Program::assembly)
 };
 
 std::string_view to_string(ProgramFormat format);
@@ -33,6 +34,7 @@ std::string_view to_string(ProgramFormat format);
 struct ProgramImage {
     ProgramFormat format;
     std::string_view data;
+    std::string_view compiled_with{}; ///< a fatbin's and its PTX's: nvcc's options at duet's build
 };
 
 /// One program in every form it ships; a device builds the first form its backend takes.
@@ -91,17 +93,25 @@ struct KernelProperties {
 /// Threads: a kernel may be launched from several threads and queues at once, each launch with
 /// its own arguments (OpenCL keeps arguments in the kernel object, so the backend sets them and
 /// enqueues under a lock of the kernel's own).
+class Program;
+
 class Kernel {
 public:
     Kernel() = default;
     explicit Kernel(std::shared_ptr<const detail::KernelState> state) : state_(std::move(state)) {}
 
     const std::string& name() const;
+    /// The program it was looked up in (its assembly, its device).
+    Program program() const;
     /// Its limits and resources on its device, read once when the kernel was looked up.
     const KernelProperties& properties() const;
     /// A hint for this kernel's later launches (cuFuncSetCacheConfig). OpenCL has no such control
     /// and throws Unsupported.
     void set_cache_preference(CachePreference preference) const;
+    /// The blocks of `block_threads` with `dynamic_local` bytes of dynamic local memory each that one
+    /// multiprocessor holds at once, as the driver computes it (CUDA's
+    /// cuOccupancyMaxActiveBlocksPerMultiprocessor). OpenCL has no such query and throws Unsupported.
+    unsigned driver_occupancy(std::size_t block_threads, std::size_t dynamic_local) const;
     /// Each parameter as the driver reports it (OpenCL's clGetKernelArgInfo), in order. Unsupported
     /// where it does not say: CUDA, or an OpenCL driver that kept no argument info.
     std::vector<KernelParameterInfo> parameters() const;
@@ -126,6 +136,13 @@ public:
     bool has_kernel(std::string_view name) const;
     /// The built binary (an OpenCL program binary, a CUDA cubin), loadable as ProgramFormat::native.
     std::string binary() const;
+    /// The compiled code as text a programmer reads: PTX on CUDA (NVRTC's, or what nvcc compiled a
+    /// fatbin from where the source ships it) and on NVIDIA's OpenCL. Unsupported, saying why, where
+    /// the driver keeps none (PoCL).
+    std::string assembly() const;
+    /// The options the compiler was given for this program, the backend's own included: NVRTC's,
+    /// clBuildProgram's, or nvcc's at duet's build for a fatbin.
+    std::string build_options() const;
     Device device() const;
     /// Whether both hold the same build: Device::build serves a program it built before from its
     /// in-memory cache.

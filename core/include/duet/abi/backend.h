@@ -19,9 +19,12 @@ extern "C" {
  * the extension slot rather than a slot of its own. 3.0: kernel_properties, with what sets a
  * kernel's largest block, in the place of kernel_limits. 3.1: recorded sequences (queue_begin_recording,
  * queue_end_recording, sequence_replay, sequence_release). 3.2: copies between devices of one backend
- * (device_peer_access, queue_copy_peer), and queue_wait taking an event of another device. */
+ * (device_peer_access, queue_copy_peer), and queue_wait taking an event of another device. 3.3: the
+ * compiled code as text (program_assembly), the options the compiler was given (program_options), the
+ * PTX a fatbin was compiled from (DUET_FORMAT_PTX), and the driver's occupancy
+ * (DUET_EXTENSION_KERNEL_OCCUPANCY). */
 #define DUET_ABI_MAJOR 3
-#define DUET_ABI_MINOR 2
+#define DUET_ABI_MINOR 3
 #define DUET_BACKEND_ENTRY_SYMBOL "duet_backend_entry"
 #define DUET_BACKEND_EXPORT __attribute__((visibility("default")))
 
@@ -90,7 +93,7 @@ typedef struct duet_device_properties {
     uint64_t max_allocation; /* largest single buffer */
     uint64_t l2_cache;
     uint32_t clock_mhz;
-    uint32_t compute_capability_major; /* CUDA only */
+    uint32_t compute_capability_major; /* CUDA; NVIDIA's OpenCL (cl_nv_device_attribute_query) */
     uint32_t compute_capability_minor;
     uint32_t opencl_version_major; /* OpenCL only */
     uint32_t opencl_version_minor;
@@ -164,7 +167,8 @@ typedef enum duet_program_format {
     DUET_FORMAT_OPENCL_C = 1, /* OpenCL C source */
     DUET_FORMAT_CUDA_C = 2,   /* CUDA C++ source, compiled at run time */
     DUET_FORMAT_FATBIN = 3,   /* CUDA fatbin (SASS and PTX) */
-    DUET_FORMAT_NATIVE = 4    /* what duet_backend_v1.program_binary returned, for the cache */
+    DUET_FORMAT_NATIVE = 4,   /* what duet_backend_v1.program_binary returned, for the cache */
+    DUET_FORMAT_PTX = 5       /* PTX text that nvcc compiled a fatbin from: shipped to be read, not built */
 } duet_program_format;
 
 typedef void (*duet_program_sink)(void* context, const void* data, size_t size);
@@ -301,7 +305,14 @@ typedef enum duet_replay_method {
     /* device accesses the other's memory directly (peer access, enabled on first use), ordered like any */            \
     /* enqueue on the queue. DUET_ERROR_UNSUPPORTED, with the reason, where it cannot. */                              \
     X(queue_copy_peer, 0,                                                                                              \
-      (duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src, size_t src_offset, size_t bytes))
+      (duet_queue queue, duet_buffer dst, size_t dst_offset, duet_buffer src, size_t src_offset, size_t bytes))        \
+                                                                                                                       \
+    /* The built program's code as text a programmer reads (3.3): PTX where the driver keeps it (NVRTC's, */           \
+    /* NVIDIA's OpenCL binary); DUET_ERROR_UNSUPPORTED, the reason in the message, where it keeps none. */             \
+    X(program_assembly, 0, (duet_program program, duet_program_sink sink, void* context))                              \
+    /* The options the backend gave the compiler for this program, its own included (3.3): NVRTC's */                  \
+    /* words, clBuildProgram's string; "" where it loaded a binary as it is (a fatbin, a cubin). */                    \
+    X(program_options, 0, (duet_program program, const char** options))
 
 /* The function table: a header the core checks, then the slots of DUET_BACKEND_SLOTS in order. */
 typedef struct duet_backend_v1 {
@@ -329,6 +340,13 @@ typedef duet_status (*duet_kernel_set_cache_preference_fn)(duet_kernel kernel, d
 #define DUET_EXTENSION_KERNEL_PARAMETERS "kernel_parameters"
 typedef duet_status (*duet_kernel_parameters_fn)(
     duet_kernel kernel, void (*sink)(void* context, const char* address, const char* type_name), void* context);
+
+/* CUDA: the blocks of `block_threads` threads, with `dynamic_local` bytes of dynamic shared memory
+ * each, that one multiprocessor holds at once (cuOccupancyMaxActiveBlocksPerMultiprocessor). OpenCL
+ * has no such query. */
+#define DUET_EXTENSION_KERNEL_OCCUPANCY "kernel_occupancy"
+typedef duet_status (*duet_kernel_occupancy_fn)(duet_kernel kernel, uint32_t block_threads, size_t dynamic_local,
+                                                uint32_t* blocks_per_multiprocessor);
 
 /* The one exported symbol, declared by each backend as
  *     extern "C" DUET_BACKEND_EXPORT duet_status duet_backend_entry(uint32_t, uint32_t, const duet_backend_v1**);

@@ -412,6 +412,9 @@ void judge_check_pass(const std::string& name, std::span<const T> timed, std::sp
 /// it). Timed as the extra phase "spacer" and left out of the pass's total.
 class Spacer {
 public:
+    /// Its kernel's name, by which a launch log tells the spacer's launches from a workload's.
+    static constexpr std::string_view kernel_name = "workload_spacer";
+
     explicit Spacer(const Device& device);
     /// Twice the last-level cache (64 MiB on a GPU that does not say), 1 MiB on a CPU device,
     /// and less where the device has little memory.

@@ -1,0 +1,83 @@
+// `duet explain <workload|manifest>`: one untimed, unverified run per device and variant with the
+// device's launch log on, then for every kernel launched its geometry, resources, occupancy and
+// compiled code, and for one GPU reached through both APIs the two builds' differences.
+#include "model/explain.hpp"
+#include "commands/commands.hpp"
+#include "commands/output.hpp"
+#include "model/devices.hpp"
+#include "model/workloads.hpp"
+#include "render/explain.hpp"
+#include "render/format.hpp"
+#include "render/progress.hpp"
+
+#include <cstdint>
+#include <iostream>
+
+namespace duet::cli {
+
+int explain_command(const Arguments& arguments)
+{
+    const auto workload = find_workload(arguments.positional().at(0));
+    const auto info = workload->info();
+    const auto wanted = arguments.list("variants");
+    // One variant unless asked: explaining is about a kernel, not a sweep of them.
+    const auto variants = wanted.empty() ? std::vector<std::string>{info.variants.at(0)} : pick_variants(info, wanted);
+    const auto settings = make_settings(info, arguments.assignments("set"));
+    const auto devices = pick_devices(arguments.list("devices"));
+    const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    auto outputs = Outputs::open(arguments);
+
+    if (outputs.table) {
+        std::cout << "duet explain: " << info.name << ", " << format::count(variants.size(), "variant") << " on "
+                  << format::count(devices.size(), "device") << "; one untimed pass each, values not checked; seed "
+                  << seed << "\n";
+        for (const auto& backend : Registry::global().backends()) {
+            if (!backend.loaded) {
+                std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
+            }
+        }
+    }
+    std::vector<ExplainedRun> runs;
+    Progress progress(variants.size() * devices.size());
+    for (const auto& variant : variants) {
+        for (const auto& [device, label] : devices) {
+            const workload::Job job{workload, info, variant, settings, device, label, seed, workload::Timing::once()};
+            progress.start(job_name(job));
+            runs.push_back(explain(job));
+            progress.clear();
+            if (outputs.table) {
+                print_explained_run(std::cout, runs.back());
+            }
+        }
+    }
+    const auto pairs = explained_pairs(runs);
+    std::size_t explained = 0, unsupported = 0, failed = 0;
+    for (const auto& run : runs) {
+        explained += run.explained() ? 1 : 0;
+        unsupported += run.status == Status::unsupported ? 1 : 0;
+        failed += run.status == Status::failed ? 1 : 0;
+    }
+    if (outputs.table) {
+        for (const auto& pair : pairs) {
+            print_explained_pair(std::cout, pair, runs);
+        }
+        std::cout << "\n"
+                  << format::count(runs.size(), "run") << ": " << explained << " explained, " << unsupported
+                  << " unsupported, " << failed << " failed\n";
+    }
+    int code = exit_ok;
+    if (failed > 0 || explained == 0) {
+        std::cerr << "duet: " << (failed > 0 ? format::count(failed, "run") + " failed" : "no run was explained")
+                  << ":\n";
+        for (const auto& run : runs) {
+            if (!run.explained()) {
+                std::cerr << "  " << outcome(job_name(run.job), run.status, run.reason) << "\n";
+            }
+        }
+        code = exit_wrong;
+    }
+    outputs.write([&] { return json::document(explain_json(runs, pairs, seed)); }, {}, {});
+    return code;
+}
+
+} // namespace duet::cli

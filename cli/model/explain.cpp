@@ -1,0 +1,248 @@
+// One run with the launch log on, and each kernel it launched explained from what the device, the
+// kernel and its program say; CUDA and OpenCL builds of one kernel on one GPU set side by side.
+#include "model/explain.hpp"
+
+#include "model/architecture.hpp"
+
+#include <duet/launch_log.hpp>
+#include <duet/workload/kit.hpp>
+
+#include <algorithm>
+
+namespace duet::cli {
+
+namespace {
+
+bool same_dims(const Dim3& a, const Dim3& b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+bool same_launch(const LaunchGroup& group, const LaunchRecord& launch)
+{
+    return group.range.dims == launch.range.dims && same_dims(group.range.grid, launch.range.grid) &&
+           same_dims(group.range.block, launch.range.block) && group.dynamic_local_bytes == launch.dynamic_local_bytes;
+}
+
+/// The kernel's entry in `kernels`: one looked up twice in one build is the same kernel.
+ExplainedKernel* find_kernel(std::vector<ExplainedKernel>& kernels, const Kernel& kernel)
+{
+    const auto found = std::find_if(kernels.begin(), kernels.end(), [&](const ExplainedKernel& known) {
+        return known.name == kernel.name() && known.kernel.program().same_build(kernel.program());
+    });
+    return found == kernels.end() ? nullptr : &*found;
+}
+
+std::size_t program_index(std::vector<ExplainedProgram>& programs, const Program& program)
+{
+    const auto found = std::find_if(programs.begin(), programs.end(),
+                                    [&](const ExplainedProgram& known) { return known.program.same_build(program); });
+    if (found != programs.end()) {
+        return static_cast<std::size_t>(found - programs.begin());
+    }
+    ExplainedProgram explained{program, {}, std::nullopt, {}};
+    try {
+        explained.assembly = program.assembly();
+    } catch (const Error& error) {
+        explained.assembly_absent = error.message();
+    }
+    programs.push_back(std::move(explained));
+    return programs.size() - 1;
+}
+
+void add_mix(ExplainedKernel& kernel, const ExplainedProgram& program)
+{
+    if (!program.assembly) {
+        kernel.mix_absent = program.assembly_absent;
+        return;
+    }
+    try {
+        kernel.mix = mix_of(*program.assembly, kernel.name);
+    } catch (const Error& error) {
+        kernel.mix_absent = "its program's code is not PTX that duet can read: " + error.message();
+    }
+}
+
+std::string capability_text(const DeviceProperties& properties)
+{
+    return std::to_string(properties.compute_capability_major) + "." +
+           std::to_string(properties.compute_capability_minor);
+}
+
+} // namespace
+
+std::string to_string(Limiter limiter)
+{
+    switch (limiter) {
+    case Limiter::warps:
+        return "warps";
+    case Limiter::blocks:
+        return "blocks";
+    case Limiter::registers:
+        return "registers";
+    case Limiter::shared_memory:
+        return "shared memory";
+    }
+    return "unknown";
+}
+
+LaunchOccupancy model_occupancy(const DeviceProperties& device, const KernelProperties& kernel,
+                                std::uint64_t threads_per_block, std::size_t dynamic_local_bytes)
+{
+    LaunchOccupancy result;
+    if (device.type == DeviceType::cpu) {
+        result.model_absent = "not applicable: work-groups run on CPU threads";
+    } else if (device.compute_capability_major == 0) {
+        result.model_absent = "not known: the device reports no compute capability, and the occupancy rules are "
+                              "NVIDIA's by compute capability";
+    } else if (const auto arch = architecture(static_cast<int>(device.compute_capability_major),
+                                              static_cast<int>(device.compute_capability_minor))) {
+        result.registers_unknown = kernel.registers == 0;
+        try {
+            result.model = occupancy(*arch, {.threads_per_block = static_cast<unsigned>(threads_per_block),
+                                             .registers_per_thread = kernel.registers,
+                                             .static_shared_bytes = kernel.static_local_memory,
+                                             .dynamic_shared_bytes = dynamic_local_bytes});
+        } catch (const Error& error) {
+            result.model_absent = "not computed: " + error.message();
+        }
+    } else {
+        result.model_absent = "not known: compute capability " + capability_text(device) +
+                              " is not in duet's architecture table (cli/model/architecture.cpp)";
+    }
+    return result;
+}
+
+LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, const KernelProperties& properties,
+                                 std::uint64_t threads_per_block, std::size_t dynamic_local_bytes)
+{
+    auto result = model_occupancy(device.properties(), properties, threads_per_block, dynamic_local_bytes);
+    try {
+        result.driver = kernel.driver_occupancy(threads_per_block, dynamic_local_bytes);
+    } catch (const Error& error) {
+        result.driver_absent = error.message();
+    }
+    return result;
+}
+
+ExplainedRun explain(const workload::Job& job)
+{
+    ExplainedRun explained{job, Status::ok, {}, {}, {}, 0};
+    std::vector<LaunchRecord> launches;
+    {
+        const LaunchLog log(job.device);
+        const auto run = workload::execute(job, false);
+        explained.status = run.status;
+        explained.reason = run.reason;
+        launches = log.launches();
+    }
+    if (!explained.explained()) {
+        return explained;
+    }
+    for (const auto& launch : launches) {
+        if (launch.kernel.name() == workload::Spacer::kernel_name) {
+            ++explained.spacer_launches;
+            continue;
+        }
+        ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
+        if (kernel == nullptr) {
+            explained.kernels.push_back(
+                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}});
+            kernel = &explained.kernels.back();
+        }
+        auto group = std::find_if(kernel->launches.begin(), kernel->launches.end(),
+                                  [&](const LaunchGroup& known) { return same_launch(known, launch); });
+        if (group == kernel->launches.end()) {
+            LaunchGroup added{launch.range, launch.dynamic_local_bytes, 0, 0, {}};
+            added.occupancy = launch_occupancy(job.device, launch.kernel, kernel->properties, added.threads_per_block(),
+                                               launch.dynamic_local_bytes);
+            kernel->launches.push_back(std::move(added));
+            group = kernel->launches.end() - 1;
+        }
+        ++group->count;
+        group->recorded += launch.recorded ? 1 : 0;
+    }
+    for (auto& kernel : explained.kernels) {
+        kernel.program = program_index(explained.programs, kernel.kernel.program());
+        auto& program = explained.programs[kernel.program];
+        program.kernels.push_back(kernel.name);
+        add_mix(kernel, program);
+    }
+    return explained;
+}
+
+namespace {
+
+KernelTwin twin(const ExplainedKernel* cuda, const ExplainedKernel* opencl)
+{
+    KernelTwin twin;
+    twin.cuda_kernel = cuda != nullptr ? cuda->name : "";
+    twin.opencl_kernel = opencl != nullptr ? opencl->name : "";
+    if (cuda == nullptr || opencl == nullptr) {
+        twin.absent = cuda == nullptr ? "OpenCL launched " + opencl->name + ", CUDA no kernel of that name"
+                                      : "CUDA launched " + cuda->name + ", OpenCL no kernel of that name";
+        return twin;
+    }
+    twin.cuda_mix = cuda->mix;
+    twin.opencl_mix = opencl->mix;
+    if (!cuda->mix || !opencl->mix) {
+        twin.absent = !cuda->mix ? "CUDA's mix: " + cuda->mix_absent : "OpenCL's mix: " + opencl->mix_absent;
+        return twin;
+    }
+    twin.differences = compare_mixes(*cuda->mix, *opencl->mix);
+    return twin;
+}
+
+} // namespace
+
+std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
+                                     const std::vector<ExplainedKernel>& opencl)
+{
+    const auto& a = cuda;
+    const auto& b = opencl;
+    const auto named = [](const std::vector<ExplainedKernel>& kernels, const std::string& name) {
+        const auto found = std::find_if(kernels.begin(), kernels.end(),
+                                        [&](const ExplainedKernel& kernel) { return kernel.name == name; });
+        return found == kernels.end() ? nullptr : &*found;
+    };
+    const bool by_name = std::all_of(a.begin(), a.end(), [&](const auto& kernel) { return named(b, kernel.name); });
+    std::vector<KernelTwin> twins;
+    if (!by_name && a.size() == b.size()) {
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            twins.push_back(twin(&a[i], &b[i]));
+        }
+        return twins;
+    }
+    for (const auto& kernel : a) {
+        twins.push_back(twin(&kernel, named(b, kernel.name)));
+    }
+    for (const auto& kernel : b) {
+        if (named(a, kernel.name) == nullptr) {
+            twins.push_back(twin(nullptr, &kernel));
+        }
+    }
+    return twins;
+}
+
+std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
+{
+    std::vector<ExplainedPair> pairs;
+    for (std::size_t c = 0; c < runs.size(); ++c) {
+        const auto& cuda = runs[c];
+        const auto& bus = cuda.job.device.properties().pci_bus_id;
+        if (!cuda.explained() || cuda.job.device.backend() != "cuda" || bus.empty()) {
+            continue;
+        }
+        for (std::size_t o = 0; o < runs.size(); ++o) {
+            const auto& opencl = runs[o];
+            if (opencl.explained() && opencl.job.device.backend() == "opencl" &&
+                opencl.job.device.properties().pci_bus_id == bus && opencl.job.info.name == cuda.job.info.name &&
+                opencl.job.variant == cuda.job.variant) {
+                pairs.push_back({c, o, pair_kernels(cuda.kernels, opencl.kernels)});
+            }
+        }
+    }
+    return pairs;
+}
+
+} // namespace duet::cli

@@ -1,0 +1,123 @@
+// Why a kernel runs as it does: one run of a workload with the device's launch log on, and for
+// every kernel it launched the launch geometry, the kernel's resources, its occupancy (by the CUDA
+// occupancy calculator's rules, and the driver's own figure on CUDA) and its compiled code's
+// instruction mix; for one GPU reached through both APIs, the two mixes and their differences.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+#include <duet/workload/check.hpp>
+
+#include "model/occupancy.hpp"
+#include "model/ptx.hpp"
+#include "model/runs.hpp"
+
+namespace duet::cli {
+
+/// "warps", "blocks", "registers", "shared memory".
+std::string to_string(Limiter limiter);
+
+/// The occupancy of one launch: ours where the device has an architecture in the table, the
+/// driver's where its API has a query, and why each is absent where it is.
+struct LaunchOccupancy {
+    std::optional<Occupancy> model;
+    std::string model_absent; ///< why there is no model figure: "not applicable: ..."
+    /// Registers 0 ("not known"): the model's figure leaves the register file out, an upper bound.
+    bool registers_unknown = false;
+    std::optional<unsigned> driver; ///< blocks per SM, cuOccupancyMaxActiveBlocksPerMultiprocessor
+    std::string driver_absent;      ///< why there is no driver figure
+
+    /// Both figures exist and give different blocks per SM (they should not: the model follows the
+    /// driver's rules).
+    bool disagree() const { return model && driver && model->active_blocks != *driver; }
+};
+
+/// Launches that share a kernel, range and dynamic local memory.
+struct LaunchGroup {
+    Range range;
+    std::size_t dynamic_local_bytes = 0;
+    std::size_t count = 0;
+    std::size_t recorded = 0; ///< of them, recorded into a sequence (each replay runs them again)
+    LaunchOccupancy occupancy;
+
+    std::uint64_t threads_per_block() const { return range.block.x * range.block.y * range.block.z; }
+};
+
+/// One kernel the run launched, with each of its distinct launches.
+struct ExplainedKernel {
+    Kernel kernel;
+    std::string name;
+    KernelProperties properties;
+    std::vector<LaunchGroup> launches; ///< in the order first launched
+    std::size_t program = 0;           ///< its index in ExplainedRun::programs
+    std::optional<InstructionMix> mix; ///< where its program's assembly is PTX
+    std::string mix_absent;            ///< why there is no mix
+};
+
+/// A program the run's kernels came from, and its compiled code.
+struct ExplainedProgram {
+    Program program;
+    std::vector<std::string> kernels;
+    std::optional<std::string> assembly; ///< PTX text where the backend keeps it
+    std::string assembly_absent;         ///< why not: Program::assembly's Unsupported
+};
+
+struct ExplainedRun {
+    workload::Job job;
+    Status status = Status::ok;
+    std::string reason; ///< why the run is not ok
+    std::vector<ExplainedKernel> kernels;
+    std::vector<ExplainedProgram> programs;
+    /// Launches of duet's own timing spacer (workload::Spacer), which the runner puts before each
+    /// timed launch: not the workload's, so not explained.
+    std::size_t spacer_launches = 0;
+
+    bool explained() const { return status == Status::ok; }
+};
+
+/// Runs `job` once (its timing should be Timing::once(); nothing is verified) with a LaunchLog on
+/// its device, then explains each kernel launched. A run that throws or is unsupported comes back
+/// with that status and the reason; one that launched nothing has no kernels.
+ExplainedRun explain(const workload::Job& job);
+
+/// The model's half of a launch's occupancy: a block of `threads_per_block` with
+/// `dynamic_local_bytes` of a kernel of `kernel` figures on a device of `device` figures, where its
+/// compute capability is in the architecture table; on a CPU device "not applicable".
+LaunchOccupancy model_occupancy(const DeviceProperties& device, const KernelProperties& kernel,
+                                std::uint64_t threads_per_block, std::size_t dynamic_local_bytes);
+/// model_occupancy, and the driver's blocks per SM where the backend has the query (CUDA).
+LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, const KernelProperties& properties,
+                                 std::uint64_t threads_per_block, std::size_t dynamic_local_bytes);
+
+/// One kernel seen through CUDA and through OpenCL on the same GPU: their mixes side by side.
+struct KernelTwin {
+    std::string cuda_kernel;
+    std::string opencl_kernel;
+    std::optional<InstructionMix> cuda_mix;
+    std::optional<InstructionMix> opencl_mix;
+    std::string absent; ///< why the mixes cannot be compared: one of them is missing, and why
+    std::vector<MixDifference> differences;
+};
+
+/// A CUDA run and an OpenCL run of the same variant on one GPU (the same non-empty PCI bus id).
+struct ExplainedPair {
+    std::size_t cuda = 0;   ///< index into the runs
+    std::size_t opencl = 0; ///< index into the runs
+    std::vector<KernelTwin> kernels;
+};
+
+/// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
+/// are named alike in both languages), or where names differ (a manifest's entries) by the order
+/// first launched when both launched as many kernels; a kernel with no twin is listed with why.
+std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
+                                     const std::vector<ExplainedKernel>& opencl);
+
+/// The pairs among `runs` that both ran, their kernels paired by pair_kernels.
+std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs);
+
+} // namespace duet::cli

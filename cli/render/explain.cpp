@@ -1,0 +1,283 @@
+// duet explain's tables. A block per kernel keeps every line within 100 columns; free text
+// (a driver's reason, a hypothesis) is wrapped to that width.
+#include "render/explain.hpp"
+
+#include "model/environment.hpp"
+#include "model/workloads.hpp"
+#include "render/format.hpp"
+#include "render/table.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace duet::cli {
+
+namespace {
+
+constexpr std::size_t line_width = 100;
+
+/// `text` after `lead` on the first line, broken at spaces so that no line passes line_width, the
+/// lines after the first indented by `indent`.
+void print_wrapped(std::ostream& out, const std::string& lead, const std::string& text, const std::string& indent)
+{
+    std::string line = lead;
+    std::size_t start = 0;
+    bool first_word = true;
+    while (start < text.size()) {
+        const auto space = text.find(' ', start);
+        const auto end = space == std::string::npos ? text.size() : space;
+        const std::string word = text.substr(start, end - start);
+        if (!first_word && display_width(line) + 1 + display_width(word) > line_width) {
+            out << line << "\n";
+            line = indent + word;
+        } else {
+            line += " " + word;
+        }
+        first_word = false;
+        start = end + 1;
+    }
+    out << line << "\n";
+}
+
+std::string dims_text(std::uint32_t dims, const Dim3& size)
+{
+    std::string text = std::to_string(size.x);
+    if (dims >= 2) {
+        text += " x " + std::to_string(size.y);
+    }
+    if (dims >= 3) {
+        text += " x " + std::to_string(size.z);
+    }
+    return text;
+}
+
+std::string limiters_text(const Occupancy& occupancy)
+{
+    std::string text;
+    for (const auto limiter : occupancy.limiters) {
+        text += (text.empty() ? "" : ", ") + to_string(limiter);
+    }
+    return text.empty() ? "-" : text;
+}
+
+std::string driver_text(const LaunchOccupancy& occupancy)
+{
+    if (!occupancy.driver) {
+        return "-";
+    }
+    const std::string blocks = std::to_string(*occupancy.driver);
+    return occupancy.disagree() ? blocks + " DISAGREES" : blocks;
+}
+
+void print_launches(std::ostream& out, const ExplainedKernel& kernel)
+{
+    Table launches({{"#", Table::Align::right},
+                    {"grid", Table::Align::right},
+                    {"block", Table::Align::right},
+                    {"threads", Table::Align::right},
+                    {"dynamic local", Table::Align::right},
+                    {"launches", Table::Align::right}});
+    for (std::size_t i = 0; i < kernel.launches.size(); ++i) {
+        const auto& launch = kernel.launches[i];
+        launches.add_row({std::to_string(i + 1), dims_text(launch.range.dims, launch.range.grid),
+                          dims_text(launch.range.dims, launch.range.block), std::to_string(launch.threads_per_block()),
+                          format::bytes(launch.dynamic_local_bytes),
+                          std::to_string(launch.count) +
+                              (launch.recorded > 0 ? " (" + std::to_string(launch.recorded) + " recorded)" : "")});
+    }
+    launches.print(out, "    ");
+}
+
+void print_occupancy(std::ostream& out, const ExplainedKernel& kernel)
+{
+    const bool modelled = std::any_of(kernel.launches.begin(), kernel.launches.end(),
+                                      [](const LaunchGroup& launch) { return launch.occupancy.model.has_value(); });
+    const bool by_driver = std::any_of(kernel.launches.begin(), kernel.launches.end(),
+                                       [](const LaunchGroup& launch) { return launch.occupancy.driver.has_value(); });
+    if (!modelled && !by_driver) {
+        // One reason for all launches: the device's, not the launch's.
+        print_wrapped(out, "    occupancy:", kernel.launches.front().occupancy.model_absent, "      ");
+        return;
+    }
+    out << "    occupancy per SM, by the CUDA occupancy calculator's rules, and the driver's blocks:\n";
+    Table table({{"#", Table::Align::right},
+                 {"blocks", Table::Align::right},
+                 {"warps", Table::Align::right},
+                 {"occupancy", Table::Align::right},
+                 {"limited by"},
+                 {"driver's blocks", Table::Align::right}});
+    std::set<std::string> notes;
+    for (std::size_t i = 0; i < kernel.launches.size(); ++i) {
+        const auto& occupancy = kernel.launches[i].occupancy;
+        std::vector<std::string> cells{std::to_string(i + 1)};
+        if (const auto& model = occupancy.model) {
+            cells.insert(cells.end(), {std::to_string(model->active_blocks), std::to_string(model->active_warps),
+                                       format::percent(model->fraction), limiters_text(*model)});
+            if (!model->refusal.empty()) {
+                notes.insert("launch " + std::to_string(i + 1) + " cannot fit one block: " + model->refusal);
+            }
+        } else {
+            cells.insert(cells.end(), {"-", "-", "-", "-"});
+            notes.insert("no model figure: " + occupancy.model_absent);
+        }
+        cells.push_back(driver_text(occupancy));
+        if (!occupancy.driver) {
+            notes.insert("no driver's figure: " + occupancy.driver_absent);
+        }
+        if (occupancy.disagree()) {
+            notes.insert("the driver's blocks differ from the model's, which follows the driver's rules: a figure the "
+                         "model lacks (a carve-out, a reservation) or a wrong table entry");
+        }
+        if (occupancy.registers_unknown) {
+            notes.insert("registers not known: the model leaves the register file out, so its figure is an upper "
+                         "bound");
+        }
+        table.add_row(std::move(cells));
+    }
+    table.print(out, "    ");
+    for (const auto& note : notes) {
+        print_wrapped(out, "    note:", note, "      ");
+    }
+}
+
+void print_mix(std::ostream& out, const ExplainedKernel& kernel)
+{
+    if (!kernel.mix) {
+        print_wrapped(out, "    compiled code: none:", kernel.mix_absent, "      ");
+        return;
+    }
+    const auto& mix = *kernel.mix;
+    out << "    compiled code: PTX, " << format::count(mix.total, "instruction") << " in the kernel"
+        << (mix.functions.empty() ? "" : " and the functions it calls") << "\n";
+    Table table({{"group"}, {"count", Table::Align::right}});
+    for (const auto& group : mix.groups) {
+        table.add_row({group.name, std::to_string(group.count)});
+    }
+    table.print(out, "      ");
+    if (!mix.unresolved.empty()) {
+        std::string names;
+        for (const auto& name : mix.unresolved) {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        print_wrapped(out, "      calls without a body here (their code not counted):", names, "        ");
+    }
+}
+
+} // namespace
+
+void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, const DeviceProperties& device,
+                            const std::string& backend)
+{
+    std::size_t launches = 0;
+    for (const auto& launch : kernel.launches) {
+        launches += launch.count;
+    }
+    const auto& p = kernel.properties;
+    out << "\n  kernel " << kernel.name << ": " << launches << (launches == 1 ? " launch" : " launches") << "\n";
+    // NVIDIA's OpenCL says only when it compiles: a kernel from its compute cache has none.
+    const std::string unknown = device.type == DeviceType::gpu && backend == "opencl"
+                                    ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
+                                    : "not known (the driver does not say)";
+    out << "    registers " << (p.registers == 0 ? unknown : std::to_string(p.registers) + " a work-item") << "\n";
+    out << "    private memory " << format::bytes(p.private_memory) << " a work-item (spills, stack); static local "
+        << format::bytes(p.static_local_memory) << "\n";
+    out << "    largest block " << (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size))
+        << ", set by " << to_string(p.max_block_limit)
+        << (p.required_block[0] == 0
+                ? ""
+                : "; declared " + std::to_string(p.required_block[0]) + " x " + std::to_string(p.required_block[1]) +
+                      " x " + std::to_string(p.required_block[2]))
+        << "\n";
+    print_launches(out, kernel);
+    print_occupancy(out, kernel);
+    print_mix(out, kernel);
+}
+
+namespace {
+
+std::string run_heading(const ExplainedRun& run)
+{
+    return run.job.info.name + "/" + run.job.variant + " on " + device_title(run.job.device) + " [" +
+           api_label(run.job.device) + "]";
+}
+
+/// Every group either mix holds, in the mixes' own fixed order: each group only the OpenCL mix
+/// holds goes after the group it follows there.
+std::vector<std::string> group_names(const InstructionMix& cuda, const InstructionMix& opencl)
+{
+    std::vector<std::string> names;
+    for (const auto& group : cuda.groups) {
+        names.push_back(group.name);
+    }
+    auto next = names.begin();
+    for (const auto& group : opencl.groups) {
+        const auto found = std::find(names.begin(), names.end(), group.name);
+        next = found != names.end() ? found + 1 : names.insert(next, group.name) + 1;
+    }
+    return names;
+}
+
+} // namespace
+
+void print_explained_run(std::ostream& out, const ExplainedRun& run)
+{
+    out << "\n" << run_heading(run) << "\n";
+    out << "settings: " << describe_settings(run.job.info, run.job.settings.values()) << "; seed " << run.job.seed
+        << "\n";
+    if (!run.explained()) {
+        print_wrapped(out, to_string(run.status) + ":", run.reason, "  ");
+        return;
+    }
+    if (run.kernels.empty()) {
+        out << "  launched no kernel (it moves data only)\n";
+    }
+    for (const auto& kernel : run.kernels) {
+        print_explained_kernel(out, kernel, run.job.device.properties(), run.job.device.backend());
+    }
+}
+
+void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
+{
+    const auto& cuda = runs.at(pair.cuda);
+    const auto& opencl = runs.at(pair.opencl);
+    out << "\n"
+        << cuda.job.info.name << "/" << cuda.job.variant << " on one GPU through both APIs: " << cuda.job.label
+        << " and " << opencl.job.label << " (PCI " << cuda.job.device.properties().pci_bus_id << ")\n";
+    print_kernel_twins(out, pair.kernels);
+}
+
+void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
+{
+    for (const auto& twin : twins) {
+        std::string name = twin.cuda_kernel.empty() ? twin.opencl_kernel : twin.cuda_kernel;
+        if (!twin.cuda_kernel.empty() && !twin.opencl_kernel.empty() && twin.cuda_kernel != twin.opencl_kernel) {
+            name += " / " + twin.opencl_kernel;
+        }
+        out << "\n  kernel " << name << "\n";
+        if (!twin.absent.empty()) {
+            print_wrapped(out, "    not compared:", twin.absent, "      ");
+            continue;
+        }
+        out << "    static instruction counts, * where they differ:\n";
+        Table table({{"group"}, {"CUDA", Table::Align::right}, {"OpenCL", Table::Align::right}, {""}});
+        for (const auto& group : group_names(*twin.cuda_mix, *twin.opencl_mix)) {
+            const auto a = twin.cuda_mix->count(group);
+            const auto b = twin.opencl_mix->count(group);
+            table.add_row({group, std::to_string(a), std::to_string(b), a == b ? "" : "*"});
+        }
+        table.add_row({"total", std::to_string(twin.cuda_mix->total), std::to_string(twin.opencl_mix->total),
+                       twin.cuda_mix->total == twin.opencl_mix->total ? "" : "*"});
+        table.print(out, "    ");
+        if (twin.differences.empty()) {
+            out << "    no difference that hints at a cause\n";
+        }
+        for (const auto& difference : twin.differences) {
+            out << "\n    " << difference.aspect << ": CUDA " << difference.cuda << ", OpenCL " << difference.opencl
+                << " " << difference.counted << "\n";
+            print_wrapped(out, "      why:", difference.hypothesis, "        ");
+            print_wrapped(out, "      test:", difference.test, "        ");
+        }
+    }
+}
+
+} // namespace duet::cli

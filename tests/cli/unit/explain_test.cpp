@@ -1,0 +1,185 @@
+// duet explain's GPU paths without a GPU: the occupancy a launch gets from a device's and a kernel's
+// figures (and why none where there is none), CUDA and OpenCL kernels paired and their mixes
+// compared on PTX that nvcc wrote (tests/cli/data/ptx), and the blocks the tables print for them.
+#include "model/explain.hpp"
+#include "render/explain.hpp"
+
+#include <duet/detail/file.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace duet::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+InstructionMix mix_in(const std::string& file, const std::string& entry)
+{
+    std::string content;
+    EXPECT_EQ(detail::read_regular_file(std::string(DUET_TEST_PTX_DIR) + "/" + file, 1 << 20, content), "") << file;
+    return mix_of(content, entry);
+}
+
+DeviceProperties gpu(std::uint32_t major, std::uint32_t minor)
+{
+    DeviceProperties device;
+    device.type = DeviceType::gpu;
+    device.compute_capability_major = major;
+    device.compute_capability_minor = minor;
+    return device;
+}
+
+ExplainedKernel kernel_named(const std::string& name, std::optional<InstructionMix> mix)
+{
+    ExplainedKernel kernel;
+    kernel.name = name;
+    kernel.mix = std::move(mix);
+    kernel.mix_absent = kernel.mix ? "" : "the driver keeps no PTX";
+    return kernel;
+}
+
+void expect_lines_within(const std::string& text, std::size_t width)
+{
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_LE(line.size(), width) << line;
+    }
+}
+
+TEST(ExplainOccupancy, AGpuOfAKnownCapabilityGetsTheCalculatorsFigure)
+{
+    KernelProperties kernel;
+    kernel.registers = 32;
+    kernel.static_local_memory = 4096;
+    const auto result = model_occupancy(gpu(9, 0), kernel, 256, 8192);
+    ASSERT_TRUE(result.model.has_value()) << result.model_absent;
+    const auto expected = occupancy(*architecture(9, 0), {.threads_per_block = 256,
+                                                          .registers_per_thread = 32,
+                                                          .static_shared_bytes = 4096,
+                                                          .dynamic_shared_bytes = 8192});
+    EXPECT_EQ(result.model->active_blocks, expected.active_blocks);
+    EXPECT_EQ(result.model->active_warps, expected.active_warps);
+    EXPECT_EQ(result.model->limiters, expected.limiters);
+    // 32 registers a thread: 8 blocks of 256 fill the register file and the warp slots at once.
+    EXPECT_EQ(result.model->active_blocks, 8u);
+    EXPECT_FALSE(result.registers_unknown);
+    EXPECT_FALSE(result.driver.has_value()); // the model alone; launch_occupancy asks the driver
+    EXPECT_FALSE(result.disagree());
+}
+
+TEST(ExplainOccupancy, EachAbsenceSaysWhy)
+{
+    KernelProperties kernel;
+    kernel.registers = 16;
+    DeviceProperties cpu;
+    cpu.type = DeviceType::cpu;
+    EXPECT_EQ(model_occupancy(cpu, kernel, 64, 0).model_absent, "not applicable: work-groups run on CPU threads");
+    EXPECT_THAT(model_occupancy(gpu(0, 0), kernel, 64, 0).model_absent,
+                HasSubstr("the device reports no compute capability"));
+    const auto old = model_occupancy(gpu(6, 1), kernel, 64, 0);
+    EXPECT_FALSE(old.model.has_value());
+    EXPECT_THAT(old.model_absent, HasSubstr("compute capability 6.1 is not in duet's architecture table"));
+    // A block larger than any SM takes: computed, and refused with the limit.
+    const auto huge = model_occupancy(gpu(9, 0), kernel, 2048, 0);
+    ASSERT_TRUE(huge.model.has_value());
+    EXPECT_EQ(huge.model->active_blocks, 0u);
+    EXPECT_FALSE(huge.model->refusal.empty());
+}
+
+TEST(ExplainOccupancy, UnknownRegistersLeaveAnUpperBoundMarkedSo)
+{
+    const auto result = model_occupancy(gpu(8, 0), KernelProperties{}, 128, 0);
+    ASSERT_TRUE(result.model.has_value());
+    EXPECT_TRUE(result.registers_unknown);
+    EXPECT_FALSE(result.model->blocks_by_registers.has_value());
+}
+
+TEST(ExplainPairs, KernelsPairByNameAndTheirMixesAreCompared)
+{
+    const std::vector<ExplainedKernel> cuda{kernel_named("axpb", mix_in("mix.ptx", "axpb")),
+                                            kernel_named("quotient", mix_in("mix.ptx", "quotient"))};
+    const std::vector<ExplainedKernel> opencl{kernel_named("quotient", mix_in("mix_prec_false.ptx", "quotient")),
+                                              kernel_named("axpb", mix_in("mix_fmad_false.ptx", "axpb"))};
+    const auto twins = pair_kernels(cuda, opencl);
+    ASSERT_EQ(twins.size(), 2u);
+    EXPECT_EQ(twins[0].cuda_kernel, "axpb");
+    EXPECT_EQ(twins[0].opencl_kernel, "axpb");
+    ASSERT_EQ(twins[0].differences.size(), 1u);
+    EXPECT_EQ(twins[0].differences[0].aspect, "FMA contraction");
+    EXPECT_EQ(twins[1].opencl_kernel, "quotient");
+    ASSERT_EQ(twins[1].differences.size(), 1u);
+    EXPECT_EQ(twins[1].differences[0].aspect, "division and square root precision");
+}
+
+TEST(ExplainPairs, NamesThatDifferPairInLaunchOrderAndAKernelWithoutATwinSaysSo)
+{
+    // A manifest's entries may be named apart: one kernel each pairs by order.
+    const auto by_order = pair_kernels({kernel_named("saxpy_cuda", mix_in("mix.ptx", "axpb"))},
+                                       {kernel_named("saxpy_cl", mix_in("mix.ptx", "axpb"))});
+    ASSERT_EQ(by_order.size(), 1u);
+    EXPECT_EQ(by_order[0].cuda_kernel, "saxpy_cuda");
+    EXPECT_EQ(by_order[0].opencl_kernel, "saxpy_cl");
+    EXPECT_TRUE(by_order[0].absent.empty());
+    EXPECT_TRUE(by_order[0].differences.empty()); // the same code
+
+    const auto unmatched = pair_kernels(
+        {kernel_named("axpb", mix_in("mix.ptx", "axpb")), kernel_named("quotient", mix_in("mix.ptx", "quotient"))},
+        {kernel_named("axpb", std::nullopt)});
+    ASSERT_EQ(unmatched.size(), 2u);
+    EXPECT_EQ(unmatched[0].absent, "OpenCL's mix: the driver keeps no PTX");
+    EXPECT_EQ(unmatched[1].absent, "CUDA launched quotient, OpenCL no kernel of that name");
+}
+
+TEST(ExplainRender, TwinsSideBySideMarkTheGroupsThatDifferAndSayWhy)
+{
+    const auto twins = pair_kernels({kernel_named("axpb", mix_in("mix.ptx", "axpb"))},
+                                    {kernel_named("axpb", mix_in("mix_fmad_false.ptx", "axpb"))});
+    std::ostringstream out;
+    print_kernel_twins(out, twins);
+    const std::string text = out.str();
+    EXPECT_THAT(text, HasSubstr("kernel axpb\n"));
+    EXPECT_THAT(text, HasSubstr("FMA contraction: CUDA 1, OpenCL 0 FMA instructions"));
+    EXPECT_THAT(text, HasSubstr("why: CUDA fuses multiplies and adds"));
+    EXPECT_THAT(text, HasSubstr("test: "));
+    EXPECT_THAT(text, HasSubstr("*"));
+    // A group only OpenCL has keeps its place in the mixes' order, not at the end.
+    EXPECT_LT(text.find("multiply f32"), text.find("integer arithmetic"));
+    expect_lines_within(text, 100);
+}
+
+TEST(ExplainRender, AGpuKernelShowsTheModelBesideTheDriverAndFlagsADisagreement)
+{
+    KernelProperties properties;
+    properties.registers = 40;
+    properties.max_block_size = 1024;
+    ExplainedKernel kernel = kernel_named("axpb", mix_in("mix.ptx", "axpb"));
+    kernel.properties = properties;
+    for (const unsigned threads : {256u, 128u}) {
+        LaunchGroup launch{Range::grid_block(1000, threads), 0, 3, 0, {}};
+        launch.occupancy = model_occupancy(gpu(9, 0), properties, threads, 0);
+        ASSERT_TRUE(launch.occupancy.model.has_value());
+        // The first as the driver gives it, the second one block off.
+        launch.occupancy.driver = launch.occupancy.model->active_blocks + (threads == 256 ? 0 : 1);
+        kernel.launches.push_back(launch);
+    }
+    EXPECT_FALSE(kernel.launches[0].occupancy.disagree());
+    EXPECT_TRUE(kernel.launches[1].occupancy.disagree());
+    std::ostringstream out;
+    print_explained_kernel(out, kernel, gpu(9, 0), "cuda");
+    const std::string text = out.str();
+    EXPECT_THAT(text, HasSubstr("kernel axpb: 6 launches"));
+    EXPECT_THAT(text, HasSubstr("registers 40 a work-item"));
+    EXPECT_THAT(text, HasSubstr("occupancy per SM"));
+    EXPECT_THAT(text, HasSubstr("DISAGREES"));
+    EXPECT_THAT(text, HasSubstr("the driver's blocks differ from the model's"));
+    EXPECT_THAT(text, HasSubstr("compiled code: PTX, "));
+    EXPECT_THAT(text, Not(HasSubstr("not applicable")));
+    expect_lines_within(text, 100);
+}
+
+} // namespace
+} // namespace duet::cli
