@@ -81,12 +81,9 @@ json::Value kernel_json(const ExplainedKernel& kernel)
                                         {"recorded", launch.recorded},
                                         {"occupancy", occupancy_json(launch.occupancy)}});
     }
-    return json::Object{{"name", kernel.name},
-                        {"properties", std::move(properties)},
-                        {"launches", std::move(launches)},
-                        {"program", kernel.program},
-                        {"mix", mix_json(kernel.mix)},
-                        {"mix_absent", kernel.mix_absent}};
+    return json::Object{
+        {"name", kernel.name},       {"properties", std::move(properties)}, {"launches", std::move(launches)},
+        {"program", kernel.program}, {"mix", mix_json(kernel.mix)},         {"mix_absent", kernel.mix_absent}};
 }
 
 json::Value run_explained_json(const ExplainedRun& run)
