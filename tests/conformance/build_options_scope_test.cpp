@@ -50,14 +50,14 @@ TEST_P(BuildOptionsScopeConformance, AnEmbeddedProgramIsBuiltFromSourceWithTheFl
     const std::string given = built.build_options();
     EXPECT_NE(given.find("-DDUET_SCOPED_UNUSED=1"), std::string::npos) << given;
     EXPECT_FALSE(given.starts_with("nvcc ")) << "built from the fatbin: " << given;
-    EXPECT_FALSE(built.same_build(plain))
-        << "the build without the flags answered for the one with them";
+    EXPECT_FALSE(built.same_build(plain)) << "the build without the flags answered for the one with them";
 }
 
 TEST_P(BuildOptionsScopeConformance, OneAtATimePerDevice)
 {
     const BuildOptionsScope scope(device(), "-DDUET_FIRST=1");
-    const auto error = expect_error<InvalidArgument>([&] { const BuildOptionsScope second(device(), "-DDUET_SECOND"); });
+    const auto error =
+        expect_error<InvalidArgument>([&] { const BuildOptionsScope second(device(), "-DDUET_SECOND"); });
     ASSERT_TRUE(error);
     EXPECT_NE(error->message().find(device().selector()), std::string::npos) << error->message();
     EXPECT_NE(error->message().find("one scope at a time"), std::string::npos) << error->message();
