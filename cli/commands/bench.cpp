@@ -72,8 +72,15 @@ void measure_points(Benchmark& bench, const std::shared_ptr<const Workload>& wor
             }
             const auto broken = point_settings.broken_rule(bench.info, variant); // the same on every device
             for (const auto& [device, label] : devices) {
-                const Job job{workload, bench.info, variant,    point_settings,
-                              device,   label,      bench.seed, workload::Timing::exactly(bench.repeats, bench.warmup)};
+                const Job job{workload,
+                              bench.info,
+                              variant,
+                              point_settings,
+                              device,
+                              label,
+                              bench.seed,
+                              workload::Timing::exactly(bench.repeats, bench.warmup),
+                              build_flags_for(bench.build_flags, device)};
                 if (broken) {
                     runs.push_back({job, Status::unsupported, "skipped: " + *broken, {}, {}, {}});
                     continue;
@@ -112,6 +119,7 @@ int bench_command(const Arguments& arguments)
     bench.warmup = static_cast<unsigned>(arguments.number("warmup", 1, 0, 1000));
     bench.repeats = static_cast<unsigned>(arguments.number("repeats", 5, 1, 100000));
     bench.seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    bench.build_flags = build_flags_from(arguments);
     const auto variants = pick_variants(bench.info, arguments.list("variants"));
     const auto devices = pick_devices(arguments.list("devices"));
     count_points(bench.sweeps, variants.size(), devices.size()); // refuses too many before listing them
@@ -126,6 +134,9 @@ int bench_command(const Arguments& arguments)
         }
     }
     auto outputs = Outputs::open(arguments);
+    if (outputs.table && !bench.build_flags.empty()) {
+        std::cout << describe_build_flags(bench.build_flags) << "\n";
+    }
 
     measure_points(bench, workload, settings, variants, devices);
     for (const auto& point : bench.points) {

@@ -34,5 +34,10 @@ void add_unloaded_plugins(Verdict& verdict);
 /// The timing rule of `run` and `compare`: workload::Timing's defaults, --warmup N untimed passes,
 /// and --repeats N for exactly N timed passes instead of the adaptive rule.
 workload::Timing timing_from(const Arguments& arguments);
+/// --options API=FLAGS[,API=FLAGS], by API (a backend's name): the flags its devices' runs build
+/// every program with after the program's own (workload::Job::build_flags).
+std::map<std::string, std::string> build_flags_from(const Arguments& arguments);
+/// `flags`' entry for `device`'s backend, "" where it has none.
+std::string build_flags_for(const std::map<std::string, std::string>& flags, const Device& device);
 
 } // namespace duet::cli

@@ -31,6 +31,21 @@ workload::Timing timing_from(const Arguments& arguments)
     return timing;
 }
 
+std::map<std::string, std::string> build_flags_from(const Arguments& arguments)
+{
+    std::vector<std::string> apis;
+    for (const auto& backend : Registry::global().backends()) {
+        apis.push_back(backend.name);
+    }
+    return arguments.api_flags("options", apis);
+}
+
+std::string build_flags_for(const std::map<std::string, std::string>& flags, const Device& device)
+{
+    const auto found = flags.find(device.backend());
+    return found == flags.end() ? "" : found->second;
+}
+
 void add_unloaded_plugins(Verdict& verdict)
 {
     for (const auto& plugin : WorkloadRegistry::global().plugins()) {

@@ -101,7 +101,8 @@ std::vector<Plan> plan(const std::string& name, const std::map<std::string, std:
 
 /// What compare is about to do: how many workloads, devices and runs, the seed, the timing rule,
 /// and each backend that is unavailable.
-void print_header(std::size_t workloads, std::size_t devices, std::size_t total, const Comparison& comparison)
+void print_header(std::size_t workloads, std::size_t devices, std::size_t total, const Comparison& comparison,
+                  const std::map<std::string, std::string>& build_flags)
 {
     std::cout << "duet compare: " << format::count(workloads, "workload") << " on " << format::count(devices, "device")
               << ", " << format::count(total, "run") << "; seed " << comparison.seed << "; "
@@ -111,13 +112,17 @@ void print_header(std::size_t workloads, std::size_t devices, std::size_t total,
             std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
         }
     }
+    if (!build_flags.empty()) {
+        std::cout << describe_build_flags(build_flags) << "\n";
+    }
 }
 
 /// Every plan's variants on every device, the devices of a variant taking their passes in turn
 /// (execute_in_turns) so that drift falls on all of them; the devices and variants of a workload
 /// cross-checked once all its runs are in, and its table printed then when `table`.
 void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Device, std::string>>& devices,
-               std::size_t total, Comparison& comparison, bool table)
+               const std::map<std::string, std::string>& build_flags, std::size_t total, Comparison& comparison,
+               bool table)
 {
     Progress progress(total);
     for (const auto& plan : plans) {
@@ -126,7 +131,7 @@ void run_plans(const std::vector<Plan>& plans, const std::vector<std::pair<Devic
             std::vector<Job> jobs;
             for (const auto& [device, label] : devices) {
                 jobs.push_back({plan.workload, plan.info, variant, plan.settings, device, label, comparison.seed,
-                                comparison.timing});
+                                comparison.timing, build_flags_for(build_flags, device)});
             }
             std::optional<std::string> apart;
             if (ranks() != nullptr) {
@@ -166,6 +171,7 @@ int compare_command(const Arguments& arguments)
     const std::string name = arguments.positional().at(0);
     const auto plans = plan(name, arguments.assignments("set"), arguments.list("variants"));
     const auto devices = pick_devices(arguments.list("devices"));
+    const auto build_flags = build_flags_from(arguments);
     Comparison comparison;
     comparison.seed = arguments.number("seed", 1, 0, UINT64_MAX);
     comparison.timing = timing_from(arguments);
@@ -180,9 +186,9 @@ int compare_command(const Arguments& arguments)
         total += plan.variants.size() * devices.size();
     }
     if (outputs.table) {
-        print_header(plans.size(), devices.size(), total, comparison);
+        print_header(plans.size(), devices.size(), total, comparison, build_flags);
     }
-    run_plans(plans, devices, total, comparison, outputs.table);
+    run_plans(plans, devices, build_flags, total, comparison, outputs.table);
     comparison.pairs = api_pairs(comparison.runs);
     for (const auto& run : comparison.runs) {
         comparison.verdict.add(job_name(run.job), run.status, run.reason,

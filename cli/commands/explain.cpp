@@ -6,6 +6,7 @@
 #include "commands/output.hpp"
 #include "model/devices.hpp"
 #include "model/workloads.hpp"
+#include "render/describe.hpp"
 #include "render/explain.hpp"
 #include "render/format.hpp"
 #include "render/progress.hpp"
@@ -25,6 +26,7 @@ int explain_command(const Arguments& arguments)
     const auto settings = make_settings(info, arguments.assignments("set"));
     const auto devices = pick_devices(arguments.list("devices"));
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    const auto build_flags = build_flags_from(arguments);
     auto outputs = Outputs::open(arguments);
 
     if (outputs.table) {
@@ -36,12 +38,23 @@ int explain_command(const Arguments& arguments)
                 std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
             }
         }
+        if (!build_flags.empty()) {
+            std::cout << describe_build_flags(build_flags) << "\n";
+        }
     }
     std::vector<ExplainedRun> runs;
     Progress progress(variants.size() * devices.size());
     for (const auto& variant : variants) {
         for (const auto& [device, label] : devices) {
-            const workload::Job job{workload, info, variant, settings, device, label, seed, workload::Timing::once()};
+            const workload::Job job{workload,
+                                    info,
+                                    variant,
+                                    settings,
+                                    device,
+                                    label,
+                                    seed,
+                                    workload::Timing::once(),
+                                    build_flags_for(build_flags, device)};
             progress.start(job_name(job));
             runs.push_back(explain(job));
             progress.clear();

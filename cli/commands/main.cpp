@@ -42,6 +42,10 @@ const OptionSpec warmup_option{"warmup", Kind::value, "N",
                                "untimed passes first; the first launch pays for loading the module (default 1)"};
 const OptionSpec repeats_option{"repeats", Kind::value, "N",
                                 "exactly N timed passes per run (default: 5 to 100, until the median settles)"};
+const OptionSpec build_options_option{
+    "options", Kind::repeated, "API=FLAGS,...",
+    "build every program of API's devices with FLAGS after its own (cuda=-use_fast_math,opencl=-cl-mad-enable; "
+    "repeatable; a comma starts the next item only before API=, so FLAGS may hold others)"};
 
 /// A command's grammar and help, and the function that carries it out.
 struct Command {
@@ -92,6 +96,7 @@ const std::vector<Command>& commands()
                        "the device (default: DUET_DEVICE, else the first GPU, else the first device)"},
                       {"variant", Kind::value, "V", "the variant (default: the workload's first)"},
                       set_option,
+                      build_options_option,
                       seed_option,
                       warmup_option,
                       repeats_option,
@@ -111,8 +116,8 @@ const std::vector<Command>& commands()
                      "h→d, kernel and d→h are each phase's device time summed over the queues it ran on; total is\n"
                      "the whole run, first copy in to last copy out, so where phases overlap (matmul's\n"
                      "schedule=overlapped or forkjoin, bandwidth's direction=both) a phase can exceed it.",
-          .options = {devices_option, variants_option, set_option, seed_option, warmup_option, repeats_option,
-                      json_option, csv_option, report_option}},
+          .options = {devices_option, variants_option, set_option, build_options_option, seed_option, warmup_option,
+                      repeats_option, json_option, csv_option, report_option}},
          compare_command},
         {{.name = "explain",
           .arguments = "<workload>",
@@ -130,6 +135,7 @@ const std::vector<Command>& commands()
           .options = {devices_option,
                       {"variants", Kind::repeated, "V,...", "the variants to explain (default: the workload's first)"},
                       set_option,
+                      build_options_option,
                       seed_option,
                       json_option}},
          explain_command},
@@ -154,6 +160,7 @@ const std::vector<Command>& commands()
           .options = {{"sweep", Kind::repeated, "k=v,...",
                        "a parameter and its values (repeatable: the cross product)"},
                       set_option,
+                      build_options_option,
                       devices_option,
                       variants_option,
                       {"repeats", Kind::value, "N", "timed passes per point (default 5)"},
@@ -198,7 +205,7 @@ const std::vector<Command>& commands()
                      "every variant on every selected device, one pass each: every result against the CPU reference,\n"
                      "the devices of a variant against each other, the variants on a device against each other.\n"
                      "Exit codes as `duet compare`. The agreement test suite runs the same cases the same way.",
-          .options = {devices_option, variants_option, seed_option, json_option}},
+          .options = {devices_option, variants_option, build_options_option, seed_option, json_option}},
          test_command},
         {{.name = "cache",
           .arguments = "ls|clear",

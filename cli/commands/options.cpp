@@ -270,6 +270,55 @@ std::map<std::string, std::string> Arguments::assignments(std::string_view optio
     return {pairs.begin(), pairs.end()};
 }
 
+std::map<std::string, std::string> Arguments::api_flags(std::string_view option,
+                                                        const std::vector<std::string>& apis) const
+{
+    std::string api_list;
+    for (const auto& api : apis) {
+        api_list += (api_list.empty() ? "" : ", ") + api;
+    }
+    const std::string form = "it takes --" + std::string(option) + " API=FLAGS[,API=FLAGS], API one of: " + api_list;
+    // Where the next item starts: a comma followed by a known API and '='.
+    const auto next_item = [&](const std::string& value, std::size_t from) {
+        for (auto comma = value.find(',', from); comma != std::string::npos; comma = value.find(',', comma + 1)) {
+            for (const auto& api : apis) {
+                if (value.compare(comma + 1, api.size() + 1, api + "=") == 0) {
+                    return comma;
+                }
+            }
+        }
+        return std::string::npos;
+    };
+    std::map<std::string, std::string> flags;
+    const auto found = values_.find(std::string(option));
+    if (found == values_.end()) {
+        return flags;
+    }
+    for (const auto& value : found->second) {
+        for (std::size_t start = 0; start <= value.size();) {
+            const auto end = std::min(next_item(value, start), value.size());
+            const std::string item = value.substr(start, end - start);
+            const auto equals = item.find('=');
+            const std::string api = item.substr(0, equals);
+            if (equals == std::string::npos) {
+                throw UsageError("--" + std::string(option) + " '" + item + "' has no '=': " + form);
+            }
+            if (std::find(apis.begin(), apis.end(), api) == apis.end()) {
+                throw UsageError("--" + std::string(option) + " '" + item + "': '" + api + "' is not an API: " + form);
+            }
+            if (equals + 1 == item.size()) {
+                throw UsageError("--" + std::string(option) + " '" + item + "' gives " + api + " no flags: " + form);
+            }
+            if (!flags.emplace(api, item.substr(equals + 1)).second) {
+                throw UsageError("--" + std::string(option) + " names " + api +
+                                 " twice; give its flags in one item, separated by spaces: " + form);
+            }
+            start = end + 1;
+        }
+    }
+    return flags;
+}
+
 std::uint64_t Arguments::number(std::string_view option, std::uint64_t fallback, std::uint64_t min,
                                 std::uint64_t max) const
 {

@@ -58,6 +58,11 @@ public:
     std::map<std::string, std::string> assignments(std::string_view option) const;
     /// Every value of a repeated k=v option in the order given (for --sweep, whose order matters).
     std::vector<std::pair<std::string, std::string>> ordered_assignments(std::string_view option) const;
+    /// Every value of a repeated API=FLAGS[,API=FLAGS] option (--options), as API -> FLAGS. A comma
+    /// starts the next item only where one of `apis` and '=' follow it, so FLAGS may hold other commas
+    /// (opencl=-DLIST=1,2). An item without '=' or naming an API not in `apis`, empty flags, or an
+    /// API given twice is a UsageError naming the form and the APIs.
+    std::map<std::string, std::string> api_flags(std::string_view option, const std::vector<std::string>& apis) const;
     /// A whole number in [min, max], or `fallback` when the option is absent.
     std::uint64_t number(std::string_view option, std::uint64_t fallback, std::uint64_t min, std::uint64_t max) const;
     /// Where `word` followed --json or --csv but was not taken as its FILE (`--json out`), a note for

@@ -119,11 +119,20 @@ int run_command(const Arguments& arguments)
     if (Ranks* distributed = ranks()) {
         device = distributed->take(device).first; // under mpirun: this rank's device in its place
     }
-    const Job job{workload, info,
-                  variant,  make_settings(info, arguments.assignments("set")),
-                  device,   device.selector(),
-                  seed,     timing_from(arguments)};
+    const auto build_flags = build_flags_from(arguments);
+    const Job job{workload,
+                  info,
+                  variant,
+                  make_settings(info, arguments.assignments("set")),
+                  device,
+                  device.selector(),
+                  seed,
+                  timing_from(arguments),
+                  build_flags_for(build_flags, device)};
     auto outputs = Outputs::open(arguments);
+    if (outputs.table && !job.build_flags.empty()) {
+        std::cout << describe_build_flags({{device.backend(), job.build_flags}}) << "\n";
+    }
 
     // One run has no other device or variant to check it: without a reference, nothing does.
     std::vector<Run> runs{execute(job, true)};

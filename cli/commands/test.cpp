@@ -112,7 +112,11 @@ int test_command(const Arguments& arguments)
     const auto wanted_variants = arguments.list("variants");
     const auto devices = pick_devices(arguments.list("devices"));
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
+    const auto build_flags = build_flags_from(arguments);
     auto outputs = Outputs::open(arguments);
+    if (outputs.table && !build_flags.empty()) {
+        std::cout << describe_build_flags(build_flags) << "\n";
+    }
     Verdict verdict{"run"};
 
     std::vector<TestCase> cases;
@@ -130,7 +134,8 @@ int test_command(const Arguments& arguments)
         Progress progress(info.test_cases.size());
         for (std::size_t index = 0; index < info.test_cases.size(); ++index) {
             progress.start(info.name + " case " + std::to_string(index));
-            cases.push_back({info, index, workload::run_test_case(workload, index, variants, devices, seed)});
+            cases.push_back(
+                {info, index, workload::run_test_case(workload, index, variants, devices, seed, build_flags)});
             for (const auto& run : cases.back().runs) {
                 verdict.add(job_name(run.job) + " case " + std::to_string(index) + " (" +
                                 describe_settings(info, info.test_cases[index]) + ")",

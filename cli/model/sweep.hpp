@@ -39,8 +39,9 @@ struct Sweep {
 
 struct Benchmark {
     WorkloadInfo info;
-    std::vector<Sweep> sweeps;                ///< in the order given: the first is the charts' x axis
-    std::map<std::string, std::string> fixed; ///< --set values
+    std::vector<Sweep> sweeps;                      ///< in the order given: the first is the charts' x axis
+    std::map<std::string, std::string> fixed;       ///< --set values
+    std::map<std::string, std::string> build_flags; ///< --options: by API, its runs' Job::build_flags
     unsigned warmup = 0;
     unsigned repeats = 0;
     std::uint64_t seed = 1;

@@ -75,4 +75,15 @@ std::string accepted_values(const WorkloadParameter& parameter)
     return "";
 }
 
+std::string describe_build_flags(const std::map<std::string, std::string>& flags)
+{
+    std::string text;
+    for (const auto& [api, given] : flags) {
+        // Where a program ships a fatbin, the CUDA backend would load it; options need its source.
+        text += (text.empty() ? "build options after each program's own: " : "; ") + api + ": " + given +
+                (api == "cuda" ? " (NVRTC: a fatbin takes no options)" : "");
+    }
+    return text;
+}
+
 } // namespace duet::cli

@@ -124,6 +124,7 @@ json::Value run_json(const Run& run)
         {"selector", run.job.device.selector()},
         {"device_name", run.job.device.properties().name},
         {"api", api_label(run.job.device)},
+        {"build_options", run.job.build_flags}, // --options' flags, after each program's own
         {"status", to_string(run.status)},
         {"reason", run.reason},
         {"samples", m.samples.size()},
@@ -291,6 +292,7 @@ json::Value point_json(const Point& point)
         {"selector", point.job.device.selector()},
         {"device_name", point.job.device.properties().name},
         {"api", api_label(point.job.device)},
+        {"build_options", point.job.build_flags}, // --options' flags, after each program's own
         {"settings", settings_json(point.job.info, point.job.settings.values())},
         {"status", to_string(point.status)},
         {"reason", point.reason},

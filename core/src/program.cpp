@@ -216,7 +216,11 @@ Program Device::build(const ProgramSource& source) const
 Program Device::build(const ProgramSource& source, const BuildOptions& options) const
 {
     const detail::DeviceState& state = detail::live(state_, "Device::build", "Device");
-    const std::string options_text = option_text(options);
+    std::string options_text = option_text(options);
+    // A BuildOptionsScope's flags come after the program's own, so that they win where a compiler takes the last.
+    if (const std::string scoped = state.scoped_build_flags(); !scoped.empty()) {
+        options_text += (options_text.empty() ? "" : " ") + scoped;
+    }
     const ProgramImage& image = choose_image(state, source, !options_text.empty());
     const auto program = [&](std::shared_ptr<const detail::BuiltProgram> built) {
         return Program(

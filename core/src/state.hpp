@@ -163,12 +163,21 @@ struct DeviceState {
     void attach_launch_log(std::shared_ptr<LaunchLogState> log) const;
     void detach_launch_log() const noexcept;
 
+    /// The flags of the BuildOptionsScope alive on this device, "" where none is (build_options_scope.cpp);
+    /// Device::build appends them to every program's options.
+    std::string scoped_build_flags() const;
+    /// Whether a scope was attached: false, and nothing changed, where one is kept already.
+    bool attach_build_flags(std::string flags) const;
+    void detach_build_flags() const noexcept;
+
 private:
     void add_to_log(const LaunchRecord& launch) const;
 
     mutable std::atomic<bool> logging_{false};
     mutable std::mutex log_mutex_;
     mutable std::shared_ptr<LaunchLogState> log_;
+    mutable std::mutex build_flags_mutex_;
+    mutable std::optional<std::string> build_flags_;
     mutable std::mutex queues_mutex_;
     mutable std::vector<const QueueState*> queues_;
     mutable std::mutex memory_mutex_;

@@ -18,23 +18,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 /// PoCL's first device; empty where PoCL has none here.
-std::string pocl_device(const EnvChanges& env = {})
-{
-    const auto listed = json::parse(run_duet({"devices", "--json"}, env).out);
-    for (const auto& device : listed["devices"].array()) {
-        if (device["api"].string() == "OpenCL (PoCL)") {
-            return device["selector"].string();
-        }
-    }
-    return "";
-}
-
-#define REQUIRE_POCL(device)                                                                                           \
-    const std::string device = pocl_device();                                                                          \
-    if (device.empty()) {                                                                                              \
-        GTEST_SKIP() << "no PoCL device";                                                                              \
-    }
-
 json::Value explain_json(const std::vector<std::string>& args, const EnvChanges& env = {})
 {
     auto command = std::vector<std::string>{"explain"};

@@ -135,4 +135,15 @@ std::optional<TwoDevices> two_devices(const EnvChanges& base)
     return std::nullopt;
 }
 
+std::string pocl_device(const EnvChanges& env)
+{
+    const auto listed = json::parse(run_duet({"devices", "--json"}, env).out);
+    for (const auto& device : listed["devices"].array()) {
+        if (device["api"].string() == "OpenCL (PoCL)") {
+            return device["selector"].string();
+        }
+    }
+    return "";
+}
+
 } // namespace duet::test

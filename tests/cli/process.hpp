@@ -36,6 +36,16 @@ Completed run_program(const std::vector<std::string>& command, const EnvChanges&
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);
 
+/// The selector of a PoCL device duet lists under `env`, "" where there is none.
+std::string pocl_device(const EnvChanges& env = {});
+
+/// In a test: `device` the PoCL device's selector, or the test skipped where there is none.
+#define REQUIRE_POCL(device)                                                                                           \
+    const std::string device = pocl_device();                                                                          \
+    if (device.empty()) {                                                                                              \
+        GTEST_SKIP() << "no PoCL device";                                                                              \
+    }
+
 /// Two devices to compare, and the environment that gives them: the machine's own under `base`,
 /// or else PoCL's two CPU devices (POCL_DEVICES="pthread pthread") added to it.
 struct TwoDevices {

@@ -2,9 +2,7 @@
 // BuildError with the compiler's log; binaries round-trip as ProgramFormat::native; and every
 // OpenCL C program the build embeds is built on every OpenCL device, so none can rot.
 #include <algorithm>
-#include <chrono>
 #include <fstream>
-#include <random>
 
 #include "duet_test.hpp"
 #include "embedded_opencl_kernels.hpp"
@@ -12,38 +10,12 @@
 namespace duet::test {
 namespace {
 
-// A program in both languages: one kernel that writes `body` (an int expression) to out[0].
-struct TwoLanguageSource {
-    std::string opencl;
-    std::string cuda;
-    ProgramSource source;
-
-    TwoLanguageSource(const std::string& name, const std::string& prologue, const std::string& body)
-        : opencl(prologue + "__kernel void " + name + "(__global int* out) { out[0] = " + body + "; }\n"),
-          cuda(prologue + "extern \"C\" __global__ void " + name + "(int* out) { out[0] = " + body + "; }\n"),
-          source{name, {{ProgramFormat::opencl_c, opencl}, {ProgramFormat::cuda_c, cuda}}}
-    {
-    }
-    TwoLanguageSource(const TwoLanguageSource&) = delete;
-};
-
-// A comment no earlier build has seen, so no cache (memory or disk) can answer for it.
-std::string nonce()
-{
-    static std::mt19937_64 engine(
-        std::random_device{}() ^
-        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-    return "// nonce " + std::to_string(engine()) + "\n";
-}
-
 class ProgramConformance : public DeviceTest {
 protected:
     // Runs the one-int kernel of `program` and returns what it wrote.
     std::int32_t run_int(const Program& program, const std::string& name)
     {
-        Buffer<std::int32_t> out = make_buffer(device(), queue(), std::vector<std::int32_t>{-12345});
-        queue().launch(program.kernel(name), Range::grid_block(1, 1), out);
-        return download(queue(), out).at(0);
+        return test::run_int(queue(), program, name);
     }
 };
 

@@ -2,6 +2,7 @@
 #include <duet/workload/check.hpp>
 #include <duet/workload/communicator.hpp>
 
+#include <duet/build_options_scope.hpp>
 #include <duet/error.hpp>
 
 #include <algorithm>
@@ -90,6 +91,10 @@ Run execute(const Job& job, bool verify)
         return run;
     }
     try {
+        std::optional<BuildOptionsScope> scope;
+        if (!job.build_flags.empty()) {
+            scope.emplace(job.device, job.build_flags);
+        }
         run.measurement = run_within_limits(*job.workload, {job.device, job.variant, job.settings, verify, job.seed,
                                                             job.timing, communicator_of(job.device)});
     } catch (const Unsupported& error) {
@@ -383,7 +388,8 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
 
 std::vector<Run> run_test_case(const std::shared_ptr<const Workload>& workload, std::size_t test_case,
                                const std::vector<std::string>& variants,
-                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed)
+                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed,
+                               const std::map<std::string, std::string>& build_flags)
 {
     const WorkloadInfo info = workload->info();
     const auto& values = info.test_cases.at(test_case);
@@ -397,12 +403,14 @@ std::vector<Run> run_test_case(const std::shared_ptr<const Workload>& workload, 
     }
     for (const auto& variant : variants) {
         for (const auto& [device, label] : devices) {
+            const auto flags = build_flags.find(device.backend());
+            Job job{workload, info, variant,        settings ? *settings : Settings(info, {}),      device,
+                    label,    seed, Timing::once(), flags == build_flags.end() ? "" : flags->second};
             if (!settings) {
-                Job job{workload, info, variant, Settings(info, {}), device, label, seed, Timing::once()};
                 runs.push_back({std::move(job), Status::failed, invalid, {}, {}, {}});
                 continue;
             }
-            runs.push_back(execute({workload, info, variant, *settings, device, label, seed, Timing::once()}, true));
+            runs.push_back(execute(job, true));
         }
     }
     cross_check(runs.begin(), runs.end());

@@ -136,7 +136,8 @@ public:
     /// Page-locks existing host memory for this device (cuMemHostRegister / CL_MEM_USE_HOST_PTR).
     HostBuffer register_host(void* pointer, std::size_t bytes) const;
 
-    /// Builds (or fetches from the cache) the program for this device.
+    /// Builds (or fetches from the cache) the program for this device, with the flags of a
+    /// BuildOptionsScope of this device after its own options.
     Program build(const ProgramSource& source) const;
     Program build(const ProgramSource& source, const BuildOptions& options) const;
 

@@ -32,6 +32,9 @@ struct Job {
     std::string label; ///< the device's selector, "opencl:0"
     std::uint64_t seed = 1;
     Timing timing;
+    /// Flags every program the run builds gets after its own, through a BuildOptionsScope on the
+    /// device for the run (the command line's --options); none when empty.
+    std::string build_flags{};
 };
 
 /// "vector_add/default on opencl:0", as problems and progress name a job.
@@ -101,9 +104,10 @@ void cross_check(std::vector<Run>::iterator begin, std::vector<Run>::iterator en
 /// variant in `variants` on every device in `devices` (device and label), one timed pass each,
 /// each checked against the CPU reference, then every cross check. What `duet test` and the
 /// agreement test suite run. Values that break the workload's own ranges or rules make every
-/// run failed, naming them.
+/// run failed, naming them. `build_flags`: by backend name, the Job::build_flags of its devices' runs.
 std::vector<Run> run_test_case(const std::shared_ptr<const Workload>& workload, std::size_t test_case,
                                const std::vector<std::string>& variants,
-                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed);
+                               const std::vector<std::pair<Device, std::string>>& devices, std::uint64_t seed,
+                               const std::map<std::string, std::string>& build_flags = {});
 
 } // namespace duet::workload
