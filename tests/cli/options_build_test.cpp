@@ -43,8 +43,8 @@ std::string transpose_copy(const TempDir& dir, const std::string& prologue, cons
 
 std::vector<std::string> small_run(const std::string& manifest, const std::string& device)
 {
-    return {"run", manifest, "--device", device, "--set", "rows=33", "--set", "cols=17", "--warmup", "0", "--repeats",
-            "1"};
+    return {"run",   manifest,  "--device", device, "--set",     "rows=33",
+            "--set", "cols=17", "--warmup", "0",    "--repeats", "1"};
 }
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more)
@@ -86,9 +86,9 @@ TEST(OptionsBuild, TheManifestsOptionsAndTheCommandLinesBothApply)
 TEST(OptionsBuild, CompareWithFastRelaxedMathPassesAndRecordsTheOptionsPerRun)
 {
     REQUIRE_POCL(device);
-    const std::vector<std::string> compare{"compare", "vector_add", "--devices",   device,
-                                           "--set",   "n=1000",     "--repeats",   "1",
-                                           "--warmup", "0",         "--options",   "opencl=-cl-fast-relaxed-math"};
+    const std::vector<std::string> compare{"compare",  "vector_add", "--devices", device,
+                                           "--set",    "n=1000",     "--repeats", "1",
+                                           "--warmup", "0",          "--options", "opencl=-cl-fast-relaxed-math"};
     const auto table = run_duet(with(compare, {"--options", "cuda=-use_fast_math"}));
     EXPECT_EQ(table.exit_code, 0) << table.out << table.err;
     EXPECT_THAT(table.out, HasSubstr("build options after each program's own: cuda: -use_fast_math (NVRTC: a fatbin "
@@ -101,8 +101,8 @@ TEST(OptionsBuild, CompareWithFastRelaxedMathPassesAndRecordsTheOptionsPerRun)
     EXPECT_EQ(runs[0]["build_options"].string(), "-cl-fast-relaxed-math");
     EXPECT_EQ(runs[0]["status"].string(), "ok");
 
-    const auto without = run_duet({"compare", "vector_add", "--devices", device, "--set", "n=1000", "--repeats", "1",
-                                   "--warmup", "0", "--json"});
+    const auto without = run_duet(
+        {"compare", "vector_add", "--devices", device, "--set", "n=1000", "--repeats", "1", "--warmup", "0", "--json"});
     ASSERT_EQ(without.exit_code, 0) << without.err;
     EXPECT_EQ(json::parse(without.out)["runs"].array().at(0)["build_options"].string(), "");
 }
