@@ -39,7 +39,7 @@ const DeviceProperties* cuda_twin(const DeviceProperties& device, std::span<cons
     return found == devices.end() ? nullptr : *found;
 }
 
-std::vector<const DeviceProperties*> devices_of(std::span<const Run> runs)
+std::vector<const DeviceProperties*> device_properties_of(std::span<const Run> runs)
 {
     std::vector<const DeviceProperties*> devices;
     for (const auto& run : runs) {
@@ -66,7 +66,9 @@ std::optional<Peak> peak_of(const Run& run, std::span<const DeviceProperties* co
         return std::nullopt;
     }
     return Peak{*value, unit,
-                unit == Measurement::Unit::bytes ? "memory bandwidth" : fp64 ? "FP64 FMA rate" : "FP32 FMA rate"};
+                unit == Measurement::Unit::bytes ? "memory bandwidth"
+                : fp64                           ? "FP64 FMA rate"
+                                                 : "FP32 FMA rate"};
 }
 
 std::optional<double> fraction_of_peak(const Run& run, const std::optional<Peak>& peak)

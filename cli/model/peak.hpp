@@ -30,7 +30,7 @@ std::optional<double> peak_gflops(const DeviceProperties& device, bool fp64 = fa
 const DeviceProperties* cuda_twin(const DeviceProperties& device, std::span<const DeviceProperties* const> devices);
 
 /// Each run's device, for cuda_twin.
-std::vector<const DeviceProperties*> devices_of(std::span<const Run> runs);
+std::vector<const DeviceProperties*> device_properties_of(std::span<const Run> runs);
 
 /// A peak rate in the unit a workload declares its work in.
 struct Peak {

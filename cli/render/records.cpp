@@ -260,7 +260,7 @@ json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, 
 json::Value comparison_json(const Comparison& comparison)
 {
     json::Array runs, pairs;
-    const auto devices = devices_of(comparison.runs);
+    const auto devices = device_properties_of(comparison.runs);
     for (const auto& run : comparison.runs) {
         runs.push_back(run_json(run, devices));
     }

@@ -126,7 +126,7 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
     const auto& info = runs[first].job.info;
     const std::span<const Run> workload_runs = std::span(runs).subspan(first);
     std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
-    print_runs_table(workload_runs, devices_of(runs));
+    print_runs_table(workload_runs, device_properties_of(runs));
     print_extras_table(info.name, workload_runs);
     // A distributed run's exchanges between its ranks, and the path each took.
     for (const auto& run : workload_runs) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "environment.hpp"
 #include "json_reader.hpp"
 #include "process.hpp"
 
@@ -62,7 +63,8 @@ TEST(PeakCli, PoclHasNoPeakSoTheColumnShowsADashAndTheJsonNull)
     REQUIRE_POCL(device);
     for (const std::vector<std::string> workload :
          {std::vector<std::string>{"vector_add", "--set", "n=1000"},
-          std::vector<std::string>{"matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32", "--set", "k=32"}}) {
+          std::vector<std::string>{"matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32", "--set",
+                                   "k=32"}}) {
         std::vector<std::string> args{"compare"};
         args.insert(args.end(), workload.begin(), workload.end());
         args.insert(args.end(), {"--devices", device, "--repeats", "1", "--warmup", "0"});
@@ -81,6 +83,36 @@ TEST(PeakCli, PoclHasNoPeakSoTheColumnShowsADashAndTheJsonNull)
         EXPECT_TRUE(runs[0]["peak"].is_null()) << workload[0];
         EXPECT_TRUE(runs[0]["fraction_of_peak"].is_null()) << workload[0];
     }
+}
+
+TEST(PeakCli, TheReportOpensWithASummaryOfEveryWorkloadOnEveryDevice)
+{
+    const auto devices = two_devices();
+    if (!devices) {
+        GTEST_SKIP() << "fewer than two devices";
+    }
+    const TempDir dir;
+    const std::string report = (dir.path() / "report.html").string();
+    const auto done =
+        run_duet({"compare", "vector_add", "--set", "n=1000", "--devices", devices->first + "," + devices->second,
+                  "--repeats", "1", "--warmup", "0", "--report", report},
+                 devices->env);
+    ASSERT_EQ(done.exit_code, 0) << done.out << done.err;
+    const std::string html = read_file(report);
+    const auto summary = html.find("<h2>Summary</h2>");
+    ASSERT_NE(summary, std::string::npos);
+    EXPECT_LT(html.find("class=\"banner"), summary) << "the banner comes first";
+    EXPECT_LT(summary, html.find("<h2>vector_add</h2>")) << "before the workload's section";
+    const std::string table = html.substr(summary, html.find("</table>", summary) - summary);
+    EXPECT_THAT(table, HasSubstr("<th>workload / variant</th>"));
+    EXPECT_THAT(table, HasSubstr("<td>vector_add / default</td>"));
+    // One cell per device: the verdict, and no peak on PoCL.
+    const std::string cell = "<td class=\"matrix ok\">agrees\nof peak -</td>";
+    std::size_t cells = 0;
+    for (auto at = table.find(cell); at != std::string::npos; at = table.find(cell, at + 1)) {
+        ++cells;
+    }
+    EXPECT_EQ(cells, 2u) << table;
 }
 
 } // namespace
