@@ -2,6 +2,7 @@
 #include "render/records.hpp"
 
 #include "model/environment.hpp"
+#include "model/peak.hpp"
 #include "model/workloads.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
@@ -92,9 +93,18 @@ json::Value writes_json(const workload::Writes& writes, workload::Shape shape)
     return json::Object{{"judged", writes.judged}, {"unwritten", writes.unwritten}, {"outputs", std::move(outputs)}};
 }
 
+/// A device's peak for a run's rate, with its unit and what it is of; null where unknown.
+json::Value peak_json(const std::optional<Peak>& peak)
+{
+    if (!peak) {
+        return json::Value();
+    }
+    return json::Object{{"value", peak->value}, {"unit", rate_unit(peak->unit)}, {"of", peak->of}};
+}
+
 } // namespace
 
-json::Value run_json(const Run& run)
+json::Value run_json(const Run& run, std::span<const DeviceProperties* const> devices)
 {
     const auto& m = run.measurement;
     const auto measured = [&](double value) { return run.measured() ? json::Value(value) : json::Value(); };
@@ -116,6 +126,8 @@ json::Value run_json(const Run& run)
     }
     // The base of the devices is compared by the others; its baseline is none.
     const bool device_compared = run.device.compared();
+    const std::optional<Peak> peak = peak_of(run, devices);
+    const std::optional<double> fraction = fraction_of_peak(run, peak);
     return json::Object{
         {"workload", run.job.info.name},
         {"variant", run.job.variant},
@@ -142,6 +154,8 @@ json::Value run_json(const Run& run)
         {"rate", measured(m.rate())},
         {"rate_unit", rate_unit(m.unit)},
         {"work", measured(m.work)},
+        {"peak", peak_json(peak)},
+        {"fraction_of_peak", fraction ? json::Value(*fraction) : json::Value()},
         {"max_error", m.verified ? measured(m.max_error) : json::Value()},
         {"tolerance", measured(m.tolerance)},
         {"tolerance_reason", m.tolerance_reason},
@@ -246,8 +260,9 @@ json::Value settings_json(const WorkloadInfo& info, const std::map<std::string, 
 json::Value comparison_json(const Comparison& comparison)
 {
     json::Array runs, pairs;
+    const auto devices = device_properties_of(comparison.runs);
     for (const auto& run : comparison.runs) {
-        runs.push_back(run_json(run));
+        runs.push_back(run_json(run, devices));
     }
     for (const auto& pair : comparison.pairs) {
         pairs.push_back(pair_json(pair));

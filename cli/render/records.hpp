@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 
 #include <duet/workload.hpp>
@@ -19,7 +20,9 @@ json::Value timing_json(const workload::Timing& timing, bool in_turns = false);
 /// A comparison of outputs element by element: counts, the largest ULP distance and where, the
 /// histogram of ULP distances.
 json::Value agreement_json(const workload::Agreement& agreement);
-json::Value run_json(const Run& run);
+/// `devices`: every device of the record, among which a device without peak figures finds its CUDA
+/// twin's (peak_of).
+json::Value run_json(const Run& run, std::span<const DeviceProperties* const> devices = {});
 json::Value pair_json(const ApiPair& pair);
 /// total, checked, ok, wrong, unsupported, failed.
 json::Value counts_json(const Verdict& verdict);

@@ -2,11 +2,13 @@
 #include "render/report.hpp"
 
 #include "model/environment.hpp"
+#include "model/peak.hpp"
 #include "model/workloads.hpp"
 #include "render/chart.hpp"
 #include "render/describe.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
+#include "render/table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +39,7 @@ svg .title { font-weight: 600; font-size: 14px; } svg .group { font-weight: 600;
 svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; } svg .value, svg .tick { font-size: 11px; fill: #555; }
 svg .grid { stroke: #eee; } svg .axis-line { stroke: #888; } svg .reference { stroke: #c62828; stroke-dasharray: 4 3; }
 svg .whisker { stroke-width: 1.5; }
+td.matrix { white-space: pre-line; font-weight: normal; }
 )";
 
 struct Cell {
@@ -319,6 +322,66 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
     return html + extras_table(runs);
 }
 
+/// How a run came out, in the summary's words.
+std::string summary_verdict(Status status)
+{
+    switch (status) {
+    case Status::ok:
+        return "agrees";
+    case Status::wrong:
+        return "differs";
+    default:
+        return to_string(status);
+    }
+}
+
+/// Opens the report: a row per workload and variant, a column per device, each cell the run's verdict,
+/// its OpenCL/CUDA kernel ratio where the device is one half of a pair, and its rate's share of the
+/// device's peak, so that the whole comparison is seen before its sections.
+std::string summary_section(const Comparison& comparison)
+{
+    std::vector<std::string> labels, headers, rows_seen;
+    for (const auto& run : comparison.runs) {
+        if (std::find(labels.begin(), labels.end(), run.job.label) == labels.end()) {
+            labels.push_back(run.job.label);
+            headers.push_back(run.job.label + " " + truncate(run.job.device.properties().name, 32));
+        }
+    }
+    headers.insert(headers.begin(), "workload / variant");
+    const auto devices = device_properties_of(comparison.runs);
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& run : comparison.runs) {
+        const std::string row_name = run.job.info.name + " / " + run.job.variant;
+        auto row = std::find(rows_seen.begin(), rows_seen.end(), row_name);
+        if (row == rows_seen.end()) {
+            rows_seen.push_back(row_name);
+            rows.push_back(std::vector<Cell>(labels.size() + 1));
+            rows.back().front() = {row_name, ""};
+            row = rows_seen.end() - 1;
+        }
+        std::string text = summary_verdict(run.status);
+        for (const auto& pair : comparison.pairs) {
+            if (pair.workload == run.job.info.name && pair.variant == run.job.variant &&
+                (pair.cuda_label == run.job.label || pair.opencl_label == run.job.label) && pair.kernel.valid()) {
+                text += "\nOpenCL/CUDA kernel " + format::ratio(pair.kernel);
+            }
+        }
+        if (run.measured()) {
+            const std::optional<double> fraction = fraction_of_peak(run, peak_of(run, devices));
+            text += "\nof peak " + (fraction ? format::percent(*fraction) : std::string("-"));
+        }
+        const auto column =
+            static_cast<std::size_t>(std::find(labels.begin(), labels.end(), run.job.label) - labels.begin());
+        rows[static_cast<std::size_t>(row - rows_seen.begin())][column + 1] = {text, "matrix " + to_string(run.status)};
+    }
+    return "<h2>Summary</h2>\n" + html_table(headers, rows) +
+           "<p class=\"note\">Each cell: the run's verdict against the reference and the other runs; where the "
+           "device is one half of a GPU seen through CUDA and OpenCL, the OpenCL/CUDA kernel time ratio with its "
+           "interval (above 1: OpenCL is slower); the rate as a share of the device's peak (memory bandwidth, or "
+           "the FMA rate of the output's precision), - where the device reports no peak figures. An empty cell: "
+           "that device did not run that variant.</p>\n";
+}
+
 std::string pairs_section(const std::vector<ApiPair>& pairs)
 {
     if (pairs.empty()) {
@@ -369,6 +432,7 @@ std::string compare_report(const Comparison& comparison)
         << comparison.seed << "; " << escape(describe_timing(comparison.timing, comparison.in_turns))
         << "; times on the device clock.</p>\n";
     out << banner(comparison.verdict);
+    out << summary_section(comparison);
     out << backends_section();
     const auto colours = colours_of(comparison.runs);
     for (std::size_t first = 0; first < comparison.runs.size();) {

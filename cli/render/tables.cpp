@@ -2,6 +2,7 @@
 #include "render/tables.hpp"
 
 #include "model/environment.hpp"
+#include "model/peak.hpp"
 #include "model/statistics.hpp"
 #include "model/workloads.hpp"
 #include "render/format.hpp"
@@ -33,8 +34,9 @@ std::string rate_unit_of(std::span<const Run> runs)
     return "";
 }
 
-/// One row per run: its phases, rate, agreement with the reference and with the other runs.
-void print_runs_table(std::span<const Run> runs)
+/// One row per run: its phases, rate and its share of the device's peak, agreement with the reference
+/// and with the other runs. `devices`: every device run so far, for the peaks of a CUDA twin.
+void print_runs_table(std::span<const Run> runs, std::span<const DeviceProperties* const> devices)
 {
     const std::string unit = rate_unit_of(runs);
     // A distributed run's exchanges between ranks, timed apart from the kernel phase: a column of
@@ -54,6 +56,7 @@ void print_runs_table(std::span<const Run> runs)
     columns.insert(columns.end(), {{"d→h ms", Align::right},
                                    {"total ms", Align::right},
                                    {unit.empty() ? "rate" : unit, Align::right},
+                                   {"of peak", Align::right},
                                    {"max error", Align::right},
                                    {"ULPs", Align::right},
                                    {"device Δ", Align::right},
@@ -72,6 +75,7 @@ void print_runs_table(std::span<const Run> runs)
             continue;
         }
         const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
+        const std::optional<double> of_peak = fraction_of_peak(run, peak_of(run, devices));
         cells.insert(cells.end(), {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
                                    format::milliseconds(m.kernel_ms, m.summary(Phase::kernel))});
         if (exchanges) {
@@ -80,7 +84,7 @@ void print_runs_table(std::span<const Run> runs)
         }
         cells.insert(cells.end(),
                      {format::milliseconds(m.d2h_ms), format::milliseconds(m.total_ms, m.total_summary()), rate,
-                      m.verified ? format::error(m.max_error) : "-",
+                      of_peak ? format::percent(*of_peak) : "-", m.verified ? format::error(m.max_error) : "-",
                       m.verified ? format::ulps(m.agreement.max_scaled_ulps) : "-", difference(run.device, "base"),
                       difference(run.variant, "base"), run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
@@ -122,7 +126,7 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
     const auto& info = runs[first].job.info;
     const std::span<const Run> workload_runs = std::span(runs).subspan(first);
     std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
-    print_runs_table(workload_runs);
+    print_runs_table(workload_runs, device_properties_of(runs));
     print_extras_table(info.name, workload_runs);
     // A distributed run's exchanges between its ranks, and the path each took.
     for (const auto& run : workload_runs) {

@@ -1,0 +1,82 @@
+// Peak bandwidth and FMA rate of a device, and the CUDA twin that lends them to a device without.
+#include "model/peak.hpp"
+
+#include "model/architecture.hpp"
+
+#include <algorithm>
+
+namespace duet::cli {
+
+std::optional<double> peak_bandwidth_gbps(const DeviceProperties& device)
+{
+    if (device.memory_clock_mhz == 0 || device.memory_bus_width_bits == 0) {
+        return std::nullopt;
+    }
+    return device.theoretical_bandwidth_gbps();
+}
+
+std::optional<double> peak_gflops(const DeviceProperties& device, bool fp64)
+{
+    if (device.type != DeviceType::gpu || device.compute_units == 0 || device.clock_mhz == 0) {
+        return std::nullopt;
+    }
+    const auto arch = architecture(static_cast<int>(device.compute_capability_major),
+                                   static_cast<int>(device.compute_capability_minor));
+    if (!arch) {
+        return std::nullopt;
+    }
+    return peak_gflops(*arch, device.compute_units, device.clock_mhz, fp64);
+}
+
+const DeviceProperties* cuda_twin(const DeviceProperties& device, std::span<const DeviceProperties* const> devices)
+{
+    if (device.pci_bus_id.empty()) {
+        return nullptr;
+    }
+    const auto found = std::find_if(devices.begin(), devices.end(), [&](const DeviceProperties* other) {
+        return other->platform == "CUDA" && other->pci_bus_id == device.pci_bus_id;
+    });
+    return found == devices.end() ? nullptr : *found;
+}
+
+std::vector<const DeviceProperties*> device_properties_of(std::span<const Run> runs)
+{
+    std::vector<const DeviceProperties*> devices;
+    for (const auto& run : runs) {
+        devices.push_back(&run.job.device.properties());
+    }
+    return devices;
+}
+
+std::optional<Peak> peak_of(const Run& run, std::span<const DeviceProperties* const> devices)
+{
+    const Measurement::Unit unit = run.measurement.unit;
+    const bool fp64 = run.measurement.output.type() == workload::ElementType::f64;
+    const auto peak = [&](const DeviceProperties& device) {
+        return unit == Measurement::Unit::bytes ? peak_bandwidth_gbps(device) : peak_gflops(device, fp64);
+    };
+    const DeviceProperties& device = run.job.device.properties();
+    std::optional<double> value = peak(device);
+    if (!value) {
+        if (const DeviceProperties* twin = cuda_twin(device, devices)) {
+            value = peak(*twin);
+        }
+    }
+    if (!value) {
+        return std::nullopt;
+    }
+    return Peak{*value, unit,
+                unit == Measurement::Unit::bytes ? "memory bandwidth"
+                : fp64                           ? "FP64 FMA rate"
+                                                 : "FP32 FMA rate"};
+}
+
+std::optional<double> fraction_of_peak(const Run& run, const std::optional<Peak>& peak)
+{
+    if (!run.measured() || !peak || peak->value <= 0) {
+        return std::nullopt;
+    }
+    return run.measurement.rate() / peak->value;
+}
+
+} // namespace duet::cli
