@@ -61,7 +61,7 @@ std::vector<std::string> of_peak_cells(const std::string& out)
 TEST(PeakCli, PoclHasNoPeakSoTheColumnShowsADashAndTheJsonNull)
 {
     REQUIRE_POCL(device);
-    for (const std::vector<std::string> workload :
+    for (const std::vector<std::string>& workload :
          {std::vector<std::string>{"vector_add", "--set", "n=1000"},
           std::vector<std::string>{"matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32", "--set",
                                    "k=32"}}) {
