@@ -210,8 +210,10 @@ int compare_command(const Arguments& arguments)
         std::cout << "\nms: medians of the timed passes, ± half their interquartile range. max error: "
                   << (reference.empty() ? "none, no reference ran" : "against " + reference)
                   << ";\nULPs: the largest error relative to max(|reference|, 1) in epsilons of the type, as a "
-                     "tolerance in ULPs counts it;\ndevice Δ: against the base device of the same variant; variant Δ: "
-                     "against the base variant on the same\ndevice (errors relative, absolute below 1)\n"
+                     "tolerance in ULPs counts it;\nof peak: the rate over the device's peak memory bandwidth or FMA "
+                     "rate (a CUDA twin's for its OpenCL view; - where\nunknown); device Δ: against the base device "
+                     "of the same variant; variant Δ: against the base variant on the\nsame device (errors "
+                     "relative, absolute below 1)\n"
                   << verdict_summary(comparison.verdict)
                   << (comparison.verdict.ok() ? "" : " Details on standard error.") << "\n";
     }
