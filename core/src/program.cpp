@@ -230,7 +230,9 @@ Program Device::build(const ProgramSource& source, const BuildOptions& options) 
         auto built = create_program(state, image.format, image.data, options_text);
         if (image.format == ProgramFormat::fatbin) {
             built->assembly = shipped_ptx(source);
-            built->compiled_with = "nvcc " + std::string(image.compiled_with);
+            if (!image.compiled_with.empty()) {
+                built->compiled_with = "nvcc " + std::string(image.compiled_with);
+            }
         }
         return program(std::move(built));
     }
