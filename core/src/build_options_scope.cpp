@@ -37,8 +37,7 @@ BuildOptionsScope::BuildOptionsScope(const Device& device, std::string flags)
     const detail::DeviceState& state = detail::live(device_, "BuildOptionsScope", "Device");
     if (!state.attach_build_flags(flags_)) {
         detail::fail<InvalidArgument>(state.backend->name(), "BuildOptionsScope",
-                                      device.selector() + " (" + state.properties.name +
-                                          ") already has build options '" + state.scoped_build_flags() +
+                                      state.label() + " already has build options '" + state.scoped_build_flags() +
                                           "' in scope: one scope at a time per device");
     }
 }

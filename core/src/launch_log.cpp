@@ -12,8 +12,7 @@ void DeviceState::attach_launch_log(std::shared_ptr<LaunchLogState> log) const
     const std::lock_guard lock(log_mutex_);
     if (log_) {
         fail<InvalidArgument>(backend->name(), "LaunchLog",
-                              backend->name() + ":" + std::to_string(index) + " (" + properties.name +
-                                  ") already keeps a launch log: one at a time per device");
+                              label() + " already keeps a launch log: one at a time per device");
     }
     log_ = std::move(log);
     logging_.store(true, std::memory_order_relaxed);

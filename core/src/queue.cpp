@@ -52,19 +52,13 @@ std::size_t multiply(const detail::QueueState& queue, const char* call, std::siz
     return product;
 }
 
-/// "opencl:1 (pthread-cpu)": a device as messages name it.
-std::string device_text(const detail::DeviceState& device)
-{
-    return device.backend->name() + ":" + std::to_string(device.index) + " (" + device.properties.name + ")";
-}
-
 void check_same_device(const detail::QueueState& queue, const std::shared_ptr<const detail::DeviceState>& device,
                        const char* call, const char* what)
 {
     if (device != queue.device) {
         detail::fail<InvalidArgument>(queue.device->backend->name(), call,
-                                      std::string(what) + " belongs to " + device_text(*device) + ", the queue to " +
-                                          device_text(*queue.device));
+                                      std::string(what) + " belongs to " + device->label() + ", the queue to " +
+                                          queue.device->label());
     }
 }
 
@@ -76,9 +70,9 @@ void check_same_backend(const detail::QueueState& queue, const detail::DeviceSta
     const std::string& backend = queue.device->backend->name();
     if (device.backend->name() != backend) {
         detail::fail<InvalidArgument>(backend, call,
-                                      std::string(what) + " belongs to " + device_text(device) + " of the " +
-                                          device.backend->name() + " backend, the queue to " +
-                                          device_text(*queue.device) + " of the " + backend +
+                                      std::string(what) + " belongs to " + device.label() + " of the " +
+                                          device.backend->name() + " backend, the queue to " + queue.device->label() +
+                                          " of the " + backend +
                                           " backend: a queue reaches other devices of its own backend only (go "
                                           "through host memory)");
     }
@@ -495,7 +489,7 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
     if (queue.recording == nullptr) [[likely]] {
         device.check(
             device.api().queue_launch(queue.handle, handle, &range, packed.data(), static_cast<std::uint32_t>(count)));
-        device.log_launch({kernel, given, packed.dynamic_local, false});
+        device.log_launch(kernel, given, packed.dynamic_local, false);
         return;
     }
     auto recorded = std::make_shared<const RecordedLaunch>(handle, range, packed.data(), count);
@@ -513,7 +507,7 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
                 }
             }
         });
-    device.log_launch({kernel, given, packed.dynamic_local, true});
+    device.log_launch(kernel, given, packed.dynamic_local, true);
 }
 
 /// A recording from the moment the queue records: end() stops it, the gate held alone, and the
@@ -553,8 +547,8 @@ void copy_between_devices(const detail::QueueState& queue, const detail::BufferS
     if (to.device != queue.device && from.device != queue.device) {
         detail::fail<InvalidArgument>(backend, call,
                                       "neither buffer is on the queue's device: the destination is on " +
-                                          device_text(*to.device) + ", the source on " + device_text(*from.device) +
-                                          ", the queue on " + device_text(*queue.device));
+                                          to.device->label() + ", the source on " + from.device->label() +
+                                          ", the queue on " + queue.device->label());
     }
     check_range(queue, to, dst_offset, bytes, call, "destination");
     check_range(queue, from, src_offset, bytes, call, "source");
@@ -564,8 +558,8 @@ void copy_between_devices(const detail::QueueState& queue, const detail::BufferS
     const bool reachable = detail::peer_access(*foreign.device, *queue.device);
     if (route == PeerRoute::direct && !reachable) {
         detail::fail<Unsupported>(backend, call,
-                                  "no direct route between " + device_text(*foreign.device) + " and " +
-                                      device_text(*queue.device) +
+                                  "no direct route between " + foreign.device->label() + " and " +
+                                      queue.device->label() +
                                       ": the queue's device cannot access the other's memory (the backend reports no "
                                       "peer access); copy by PeerRoute::staged, or let duet choose");
     }
@@ -648,7 +642,7 @@ void Queue::copy_bytes(const RawBuffer& dst, std::size_t dst_offset, const RawBu
     if (route == PeerRoute::staged) {
         detail::fail<InvalidArgument>(state.device->backend->name(), call,
                                       "a staged route is for copies between two devices; both buffers are on " +
-                                          device_text(*state.device));
+                                          state.device->label());
     }
     check_range(state, to, dst_offset, bytes, call, "destination");
     check_range(state, from, src_offset, bytes, call, "source");

@@ -131,6 +131,8 @@ struct DeviceState {
 
     const duet_backend_v1& api() const { return backend->api(); }
     void check(duet_status status) const { backend->check(status); }
+    /// "opencl:1 (pthread-cpu)": the device as messages name it.
+    std::string label() const { return backend->name() + ":" + std::to_string(index) + " (" + properties.name + ")"; }
 
     /// The queues alive on this device, so that freeing host memory can first wait for the work
     /// that may still read or write it. A queue is listed once created and delisted only after
@@ -152,11 +154,11 @@ struct DeviceState {
     StagingRoute& staging_route(const DeviceState& to) const;
 
     /// While a LaunchLog of this device lives, every queue's launch goes to it (launch_log.cpp);
-    /// otherwise a launch costs one relaxed load here.
-    void log_launch(const LaunchRecord& launch) const
+    /// otherwise a launch costs one relaxed load here, and no record is made.
+    void log_launch(const Kernel& kernel, const Range& range, std::size_t dynamic_local, bool recorded) const
     {
         if (logging_.load(std::memory_order_relaxed)) [[unlikely]] {
-            add_to_log(launch);
+            add_to_log({kernel, range, dynamic_local, recorded});
         }
     }
     /// The log's launches go to `log` from now on; InvalidArgument where one is kept already.
