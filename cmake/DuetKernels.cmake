@@ -110,38 +110,31 @@ function(duet_embed_kernels target)
     endforeach()
     list(APPEND gencode "-gencode=arch=compute_${newest},code=compute_${newest}")
     set(fatbin_options -fatbin -std=c++17 -O3 ${gencode})
-    set(ptx_options -ptx -std=c++17 -O3 -arch=compute_${newest})
+    # nvcc keeps what it made on the way (--keep): the newest architecture's PTX, the one the fatbin
+    # carries, is shipped too, to be read (Program::assembly), without compiling the source twice.
+    set(keep_dir ${out_dir}/${ARG_NAME}.nvcc)
+    file(MAKE_DIRECTORY ${keep_dir})
+    get_filename_component(cuda_stem ${CUDA_file} NAME_WLE)
+    set(ptx ${keep_dir}/${cuda_stem}.compute_${newest}.ptx)
     add_custom_command(
-      OUTPUT ${fatbin}
-      COMMAND ${DUET_NVCC} ${fatbin_options} -o ${fatbin} ${CUDA_file}
+      OUTPUT ${fatbin} ${ptx}
+      COMMAND ${DUET_NVCC} ${fatbin_options} --keep --keep-dir ${keep_dir} -o ${fatbin} ${CUDA_file}
       DEPENDS ${CUDA_file}
       COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.fatbin (sm ${architectures} + PTX)"
       VERBATIM)
-    list(APPEND images "fatbin=${fatbin}")
-    list(APPEND depends ${fatbin})
-    # The PTX the fatbin's own PTX was compiled to (its newest architecture, the same options),
-    # shipped to be read: Program::assembly() of a program loaded from the fatbin.
-    set(ptx ${out_dir}/${ARG_NAME}.ptx)
-    add_custom_command(
-      OUTPUT ${ptx}
-      COMMAND ${DUET_NVCC} ${ptx_options} -o ${ptx} ${CUDA_file}
-      DEPENDS ${CUDA_file}
-      COMMENT "nvcc: ${ARG_CUDA} -> ${ARG_NAME}.ptx (compute_${newest})"
-      VERBATIM)
-    list(APPEND images "ptx=${ptx}")
-    list(APPEND depends ${ptx})
+    list(APPEND images "fatbin=${fatbin}" "ptx=${ptx}")
+    list(APPEND depends ${fatbin} ${ptx})
   endif()
 
   set(source ${out_dir}/${ARG_NAME}.cpp)
   set(header ${out_dir}/duet_kernels/${ARG_NAME}.hpp)
   string(REPLACE ";" "|" images_arg "${images}")
   # nvcc's options, shipped with what it made (Program::build_options).
-  string(REPLACE ";" " " fatbin_options_text "${fatbin_options}")
-  string(REPLACE ";" " " ptx_options_text "${ptx_options}")
+  string(REPLACE ";" " " nvcc_options_text "${fatbin_options}")
   add_custom_command(
     OUTPUT ${source} ${header}
     COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} "-DIMAGES=${images_arg}" -DSOURCE=${source} -DHEADER=${header}
-            "-DFATBIN_OPTIONS=${fatbin_options_text}" "-DPTX_OPTIONS=${ptx_options_text}"
+            "-DNVCC_OPTIONS=${nvcc_options_text}"
             -P ${DUET_EMBED_SCRIPT}
     DEPENDS ${depends} ${DUET_EMBED_SCRIPT}
     COMMENT "duet: embedding ${files_text} as duet::kernels::${ARG_NAME}()"

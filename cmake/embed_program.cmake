@@ -1,7 +1,7 @@
 # Build-time half of duet_embed_kernels(): writes a C++ source holding every image of one program
 # as bytes, and the header declaring its accessor. Run as cmake -P with NAME, IMAGES
-# ("format=file|format=file"), SOURCE and HEADER, and FATBIN_OPTIONS and PTX_OPTIONS: nvcc's, shipped
-# with what it made.
+# ("format=file|format=file"), SOURCE and HEADER, and NVCC_OPTIONS: those nvcc made the fatbin
+# and its PTX with, shipped with them.
 string(REPLACE "|" ";" images "${IMAGES}")
 set(arrays "")
 set(entries "")
@@ -22,10 +22,8 @@ foreach(image IN LISTS images)
   # alignas(8): cuModuleLoadData reads the fatbin in place.
   string(APPEND arrays "alignas(8) const unsigned char image_${index}[${size} + 1] = {\n${bytes}0};\n")
   set(compiled_with "")
-  if(format STREQUAL "fatbin")
-    set(compiled_with ", \"${FATBIN_OPTIONS}\"")
-  elseif(format STREQUAL "ptx")
-    set(compiled_with ", \"${PTX_OPTIONS}\"")
+  if(format STREQUAL "fatbin" OR format STREQUAL "ptx")
+    set(compiled_with ", \"${NVCC_OPTIONS}\"")
   endif()
   string(APPEND entries
     "            {ProgramFormat::${format}, {reinterpret_cast<const char*>(image_${index}), ${size}}${compiled_with}},\n")
