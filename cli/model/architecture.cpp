@@ -92,6 +92,17 @@ std::optional<Architecture> architecture(int major, int minor)
     };
 }
 
+std::optional<Architecture> architecture(const DeviceProperties& device)
+{
+    return architecture(static_cast<int>(device.compute_capability_major),
+                        static_cast<int>(device.compute_capability_minor));
+}
+
+std::string capability_text(const DeviceProperties& device)
+{
+    return std::to_string(device.compute_capability_major) + "." + std::to_string(device.compute_capability_minor);
+}
+
 double peak_gflops(const Architecture& arch, unsigned sm_count, unsigned clock_mhz, bool fp64)
 {
     const unsigned lanes = fp64 ? arch.fp64_lanes_per_sm : arch.fp32_lanes_per_sm;

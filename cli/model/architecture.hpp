@@ -2,7 +2,10 @@
 // from and the FMA throughput a roofline's peak FLOP rate comes from, by compute capability.
 #pragma once
 
+#include <duet/device.hpp>
+
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace duet::cli {
@@ -42,6 +45,11 @@ struct Architecture {
 /// The figures of compute capability major.minor; nullopt for one the table does not hold
 /// (7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0 and 12.0 are held).
 std::optional<Architecture> architecture(int major, int minor);
+/// The figures of the device's compute capability (CUDA's, and NVIDIA's OpenCL's); nullopt where
+/// it reports none or the table does not hold it.
+std::optional<Architecture> architecture(const DeviceProperties& device);
+/// "9.0": the device's compute capability as messages write it.
+std::string capability_text(const DeviceProperties& device);
 
 /// The peak FP32 (or FP64) rate in GFLOP/s of sm_count SMs at clock_mhz: every FMA lane
 /// completing one fused multiply-add, 2 flops, per clock.

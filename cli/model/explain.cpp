@@ -13,15 +13,9 @@ namespace duet::cli {
 
 namespace {
 
-bool same_dims(const Dim3& a, const Dim3& b)
-{
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-}
-
 bool same_launch(const LaunchGroup& group, const LaunchRecord& launch)
 {
-    return group.range.dims == launch.range.dims && same_dims(group.range.grid, launch.range.grid) &&
-           same_dims(group.range.block, launch.range.block) && group.dynamic_local_bytes == launch.dynamic_local_bytes;
+    return group.range == launch.range && group.dynamic_local_bytes == launch.dynamic_local_bytes;
 }
 
 /// The kernel's entry in `kernels`: one looked up twice in one build is the same kernel.
@@ -63,12 +57,6 @@ void add_mix(ExplainedKernel& kernel, const ExplainedProgram& program)
     }
 }
 
-std::string capability_text(const DeviceProperties& properties)
-{
-    return std::to_string(properties.compute_capability_major) + "." +
-           std::to_string(properties.compute_capability_minor);
-}
-
 } // namespace
 
 std::string to_string(Limiter limiter)
@@ -95,8 +83,7 @@ LaunchOccupancy model_occupancy(const DeviceProperties& device, const KernelProp
     } else if (device.compute_capability_major == 0) {
         result.model_absent = "not known: the device reports no compute capability, and the occupancy rules are "
                               "NVIDIA's by compute capability";
-    } else if (const auto arch = architecture(static_cast<int>(device.compute_capability_major),
-                                              static_cast<int>(device.compute_capability_minor))) {
+    } else if (const auto arch = architecture(device)) {
         result.registers_unknown = kernel.registers == 0;
         try {
             result.model = occupancy(*arch, {.threads_per_block = static_cast<unsigned>(threads_per_block),
@@ -229,15 +216,12 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
     std::vector<ExplainedPair> pairs;
     for (std::size_t c = 0; c < runs.size(); ++c) {
         const auto& cuda = runs[c];
-        const auto& bus = cuda.job.device.properties().pci_bus_id;
-        if (!cuda.explained() || cuda.job.device.backend() != "cuda" || bus.empty()) {
+        if (!cuda.explained()) {
             continue;
         }
         for (std::size_t o = 0; o < runs.size(); ++o) {
             const auto& opencl = runs[o];
-            if (opencl.explained() && opencl.job.device.backend() == "opencl" &&
-                opencl.job.device.properties().pci_bus_id == bus && opencl.job.info.name == cuda.job.info.name &&
-                opencl.job.variant == cuda.job.variant) {
+            if (opencl.explained() && api_twins(cuda.job, opencl.job)) {
                 pairs.push_back({c, o, pair_kernels(cuda.kernels, opencl.kernels)});
             }
         }

@@ -20,8 +20,7 @@ std::optional<double> peak_gflops(const DeviceProperties& device, bool fp64)
     if (device.type != DeviceType::gpu || device.compute_units == 0 || device.clock_mhz == 0) {
         return std::nullopt;
     }
-    const auto arch = architecture(static_cast<int>(device.compute_capability_major),
-                                   static_cast<int>(device.compute_capability_minor));
+    const auto arch = architecture(device);
     if (!arch) {
         return std::nullopt;
     }
@@ -30,11 +29,8 @@ std::optional<double> peak_gflops(const DeviceProperties& device, bool fp64)
 
 const DeviceProperties* cuda_twin(const DeviceProperties& device, std::span<const DeviceProperties* const> devices)
 {
-    if (device.pci_bus_id.empty()) {
-        return nullptr;
-    }
     const auto found = std::find_if(devices.begin(), devices.end(), [&](const DeviceProperties* other) {
-        return other->platform == "CUDA" && other->pci_bus_id == device.pci_bus_id;
+        return other->platform == "CUDA" && same_gpu(*other, device);
     });
     return found == devices.end() ? nullptr : *found;
 }

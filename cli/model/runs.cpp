@@ -68,18 +68,28 @@ std::string outcome(const std::string& name, Status status, const std::string& r
     return name + ": " + (named ? to_string(status) + ": " : "") + reason;
 }
 
+bool same_gpu(const DeviceProperties& a, const DeviceProperties& b)
+{
+    return !a.pci_bus_id.empty() && a.pci_bus_id == b.pci_bus_id;
+}
+
+bool api_twins(const workload::Job& cuda, const workload::Job& opencl)
+{
+    return cuda.device.backend() == "cuda" && opencl.device.backend() == "opencl" &&
+           same_gpu(cuda.device.properties(), opencl.device.properties()) && opencl.info.name == cuda.info.name &&
+           opencl.variant == cuda.variant;
+}
+
 std::vector<ApiPair> api_pairs(const std::vector<Run>& runs)
 {
     std::vector<ApiPair> pairs;
     for (const auto& cuda : runs) {
         const auto& gpu = cuda.job.device.properties();
-        if (!cuda.measured() || cuda.job.device.backend() != "cuda" || gpu.pci_bus_id.empty()) {
+        if (!cuda.measured()) {
             continue;
         }
         for (const auto& opencl : runs) {
-            if (opencl.measured() && opencl.job.device.backend() == "opencl" &&
-                opencl.job.device.properties().pci_bus_id == gpu.pci_bus_id &&
-                opencl.job.info.name == cuda.job.info.name && opencl.job.variant == cuda.job.variant) {
+            if (opencl.measured() && api_twins(cuda.job, opencl.job)) {
                 pairs.push_back(
                     {cuda.job.info.name, cuda.job.variant, gpu.name, gpu.pci_bus_id, cuda.job.label, opencl.job.label,
                      workload::ratio(opencl.measurement.summary(Phase::kernel),

@@ -37,6 +37,10 @@ struct ApiPair {
     workload::Ratio total;
 };
 std::vector<ApiPair> api_pairs(const std::vector<Run>& runs);
+/// Whether two devices are one GPU, reached through two APIs: the same PCI bus id, known.
+bool same_gpu(const DeviceProperties& a, const DeviceProperties& b);
+/// Whether `cuda` and `opencl` ran one workload and variant on one GPU, through CUDA and OpenCL.
+bool api_twins(const workload::Job& cuda, const workload::Job& opencl);
 
 /// How the runs of a compare, or the points of a bench, came out: the one count and the one list
 /// of problems that the table, the JSON, the HTML report and the exit code all use.

@@ -8,12 +8,6 @@ namespace {
 
 class LaunchLogConformance : public DeviceTest {};
 
-bool same_range(const Range& a, const Range& b)
-{
-    return a.dims == b.dims && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
-           a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z;
-}
-
 TEST_P(LaunchLogConformance, KeepsEveryQueuesLaunchesWhileItLives)
 {
     const Kernel add_value = test_kernel(device(), "add_value");
@@ -47,11 +41,11 @@ TEST_P(LaunchLogConformance, KeepsEveryQueuesLaunchesWhileItLives)
     ASSERT_EQ(launches.size(), 3u) << "the launch on the queue, the one on another queue, the one recorded";
     EXPECT_EQ(launches[0].kernel.name(), "add_value");
     EXPECT_TRUE(launches[0].kernel.program().same_build(add_value.program())) << "the kernel's own program";
-    EXPECT_TRUE(same_range(launches[0].range, words_range));
+    EXPECT_TRUE(launches[0].range == words_range);
     EXPECT_EQ(launches[0].dynamic_local_bytes, 0u);
     EXPECT_FALSE(launches[0].recorded);
     EXPECT_EQ(launches[1].kernel.name(), "reduce_sum");
-    EXPECT_TRUE(same_range(launches[1].range, reduce_range));
+    EXPECT_TRUE(launches[1].range == reduce_range);
     EXPECT_EQ(launches[1].dynamic_local_bytes, 256 * sizeof(float));
     EXPECT_EQ(launches[2].kernel.name(), "add_value");
     EXPECT_TRUE(launches[2].recorded) << "recorded once, run by each replay";

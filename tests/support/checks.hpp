@@ -42,6 +42,14 @@ template <class E, class Call> std::optional<E> expect_error(Call&& call)
     return std::nullopt;
 }
 
+/// What the E that `call` throws says, "" (with the failure recorded) where it throws none: one
+/// assertion on the message then checks both.
+template <class E, class Call> std::string error_text(Call&& call)
+{
+    const auto error = expect_error<E>(std::forward<Call>(call));
+    return error ? error->what() : "";
+}
+
 /// EXPECT that `statement` throws duet::InvalidArgument, run in a child process (a death test) so
 /// that a crash fails this test instead of killing the runner. The child exits 0 on
 /// InvalidArgument, 1 when nothing was thrown, 2 on another exception; a signal means it crashed.

@@ -11,6 +11,8 @@ struct Dim3 {
     std::size_t x = 1;
     std::size_t y = 1;
     std::size_t z = 1;
+
+    bool operator==(const Dim3&) const = default;
 };
 
 struct Range {
@@ -32,6 +34,8 @@ struct Range {
 
     /// OpenCL's global size; the caller has validated that it does not overflow.
     Dim3 global() const { return {grid.x * block.x, grid.y * block.y, grid.z * block.z}; }
+
+    bool operator==(const Range&) const = default;
 
 private:
     static std::size_t blocks_for(std::size_t items, std::size_t block)

@@ -2,8 +2,8 @@
 // (tests/cli/data/ptx: the repository's kernels and mix_kernels.cu, with the command for each file).
 // NVIDIA's OpenCL writes PTX of the same ISA, but only on a machine with its driver; so the
 // "OpenCL" side of each comparison here is nvcc's PTX of the equivalent code or options.
-#include "error_text.hpp"
 #include "model/ptx.hpp"
+#include <checks.hpp>
 
 #include <duet/detail/file.hpp>
 #include <duet/error.hpp>

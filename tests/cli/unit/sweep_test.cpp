@@ -1,8 +1,8 @@
 // --sweep's ranges, the count of points checked before any is built, and the combinations in
 // the order bench measures them.
-#include "error_text.hpp"
 #include "model/sweep.hpp"
 #include "model/usage_error.hpp"
+#include <checks.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
