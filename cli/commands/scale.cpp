@@ -275,6 +275,12 @@ int scale_command(const Arguments& arguments)
                 table.problems.push_back(what + ", " + point.api + " " + point.variant + ": " + point.status + ": " +
                                          point.reason);
             }
+            // The CUDA run on the same GPUs, as compare paired them (the same PCI bus id).
+            for (const auto& pair : document.value("pairs", json::Value::array())) {
+                if (pair.value("opencl", "") == point.devices && pair.value("variant", "") == point.variant) {
+                    point.cuda_twin = pair.value("cuda", "");
+                }
+            }
             table.points.push_back(std::move(point));
         }
         if (status != 0 && status != exit_wrong) {

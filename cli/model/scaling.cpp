@@ -21,7 +21,7 @@ void derive_scaling(Scaling& scaling)
                     point.efficiency = other.time_ms / point.time_ms;
                 }
             }
-            if (other.ranks == point.ranks && other.api == "CUDA" && point.api.starts_with("OpenCL")) {
+            if (other.ranks == point.ranks && !point.cuda_twin.empty() && other.devices == point.cuda_twin) {
                 point.opencl_over_cuda = point.time_ms / other.time_ms;
             }
         }

@@ -12,6 +12,9 @@ struct ScalePoint {
     std::string api; ///< "CUDA", "OpenCL (NVIDIA)"
     std::string variant;
     std::string devices; ///< every rank's device, "cuda:0+1"
+    /// For an OpenCL point, the CUDA point's devices on the same GPUs (compare's CUDA/OpenCL pairs),
+    /// which its OpenCL/CUDA ratio is taken against; empty where none is.
+    std::string cuda_twin;
     int ranks = 1;
     std::string status; ///< the compare run's: "ok", "wrong", "unsupported", "failed"
     std::string reason;

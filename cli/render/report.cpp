@@ -732,12 +732,8 @@ std::string scale_section(const Scaling& scaling)
                            const std::function<double(int)>& ideal = {}) {
         chart::LineChart lines{title, "ranks", y_label, metric, {}, {}};
         if (ideal) {
-            std::set<int> counts;
-            for (const auto& point : scaling.points) {
-                counts.insert(point.ranks);
-            }
             chart::Series perfect{"ideal", "#9e9e9e", "6 3", {}};
-            for (const int ranks : counts) {
+            for (const int ranks : scaling.ranks) {
                 perfect.points.push_back({double(ranks), ideal(ranks), ideal(ranks), ideal(ranks)});
             }
             lines.series.push_back(std::move(perfect));
