@@ -91,14 +91,20 @@ bool overlap(std::size_t a, std::size_t b, std::size_t count)
     return count > 0 && a < b + count && b < a + count;
 }
 
-/// Times `exchange` (which returns its path) on `queue`: the record of one exchange.
-template <class Exchange> ExchangeRecord timed(const char* name, Queue& queue, std::uint64_t bytes, Exchange&& exchange)
+/// Times `exchange` (which returns its path) on `queue`: the record of one exchange, also appended
+/// to `log` where one is kept.
+template <class Exchange>
+ExchangeRecord timed(const char* name, Queue& queue, std::uint64_t bytes, std::vector<ExchangeRecord>* log,
+                     Exchange&& exchange)
 {
     ExchangeRecord record{name, ExchangePath::local, bytes, queue.record(), {}};
     record.path = exchange();
     record.end = queue.record();
     if (record.path == ExchangePath::local) {
         record.bytes = 0;
+    }
+    if (log != nullptr) {
+        log->push_back(record);
     }
     return record;
 }
@@ -113,7 +119,7 @@ ExchangeRecord Communicator::all_reduce(Queue& queue, const RawBuffer& buffer, s
     const std::string call = "Communicator::all_reduce";
     const std::string backend = check_queue_and_buffer(*this, queue, buffer, call);
     check_inside(backend, call, "the reduced range", offset, count, type, buffer);
-    return timed("all_reduce", queue, count * element_size(type),
+    return timed("all_reduce", queue, count * element_size(type), log_,
                  [&] { return reduce(queue, buffer, offset, count, type, op); });
 }
 
@@ -132,7 +138,8 @@ ExchangeRecord Communicator::all_gather(Queue& queue, const RawBuffer& buffer, s
         total = detail::saturating_add(total, count);
     }
     check_inside(backend, call, "the gathered blocks", 0, total, type, buffer);
-    return timed("all_gather", queue, total * element_size(type), [&] { return gather(queue, buffer, counts, type); });
+    return timed("all_gather", queue, total * element_size(type), log_,
+                 [&] { return gather(queue, buffer, counts, type); });
 }
 
 ExchangeRecord Communicator::halo_exchange(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type)
@@ -170,7 +177,7 @@ ExchangeRecord Communicator::halo_exchange(Queue& queue, const RawBuffer& buffer
         refuse_overlap("the low halo received", halo.recv_low, "the high halo received", halo.recv_high);
     }
     const std::uint64_t neighbours = (low ? 1 : 0) + (high ? 1 : 0);
-    return timed("halo_exchange", queue, 2 * neighbours * halo.count * element_size(type),
+    return timed("halo_exchange", queue, 2 * neighbours * halo.count * element_size(type), log_,
                  [&] { return exchange_halos(queue, buffer, halo, type); });
 }
 

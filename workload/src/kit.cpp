@@ -50,50 +50,26 @@ template <class T> bool same_bits(T a, T b)
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-/// The run's communicator as the launch step sees it: each exchange passed on to the run's ranks
-/// and its record kept, so that the runner can time the pass's communication.
-class LoggedCommunicator final : public Communicator {
+/// While it lives, each exchange of a run on several ranks is also recorded into `records`, so that
+/// the runner can time a pass's communication (one rank's communicator, shared, is left alone).
+class ExchangeLog {
 public:
-    explicit LoggedCommunicator(Communicator& ranks) : ranks_(&ranks) {}
-    int rank() const override { return ranks_->rank(); }
-    int size() const override { return ranks_->size(); }
-    std::string describe() const override { return ranks_->describe(); }
-    std::optional<Device> device() const override { return ranks_->device(); }
-    std::vector<std::string> gather_text(const std::string& text) override { return ranks_->gather_text(text); }
-    double max_over_ranks(double value) override { return ranks_->max_over_ranks(value); }
-    double sum_over_ranks(double value) override { return ranks_->sum_over_ranks(value); }
-    void barrier() override { ranks_->barrier(); }
-    [[noreturn]] void abort(const std::string& message) override
+    ExchangeLog(Communicator& ranks, std::vector<ExchangeRecord>& records) : ranks_(ranks.size() > 1 ? &ranks : nullptr)
     {
-        ranks_->abort(message);
-        std::abort(); // not reached: GCC does not carry [[noreturn]] through the virtual call
+        if (ranks_ != nullptr) {
+            ranks_->log_exchanges(&records);
+        }
     }
-
-    /// The pass's exchanges, in order.
-    std::vector<ExchangeRecord> records;
-
-protected:
-    ExchangePath reduce(Queue& queue, const RawBuffer& buffer, std::size_t offset, std::size_t count, ElementType type,
-                        ReduceOp op) override
+    ~ExchangeLog()
     {
-        return keep(ranks_->all_reduce(queue, buffer, offset, count, type, op));
+        if (ranks_ != nullptr) {
+            ranks_->log_exchanges(nullptr);
+        }
     }
-    ExchangePath gather(Queue& queue, const RawBuffer& buffer, std::span<const std::size_t> counts,
-                        ElementType type) override
-    {
-        return keep(ranks_->all_gather(queue, buffer, counts, type));
-    }
-    ExchangePath exchange_halos(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type) override
-    {
-        return keep(ranks_->halo_exchange(queue, buffer, halo, type));
-    }
+    ExchangeLog(const ExchangeLog&) = delete;
+    ExchangeLog& operator=(const ExchangeLog&) = delete;
 
 private:
-    ExchangePath keep(ExchangeRecord record)
-    {
-        records.push_back(std::move(record));
-        return records.back().path;
-    }
     Communicator* ranks_;
 };
 
@@ -694,9 +670,10 @@ public:
     Runner(const Spec& spec, const RunRequest& request, const Prepared& prepared, const Spacer& spacer)
         : spec_(spec), request_(request), prepared_(prepared), spacer_(spacer),
           declared_(declared(spec, request.settings, request.variant)), output_type_(output_type()),
-          ranks_(request.communicator != nullptr ? *request.communicator : one_rank()), logged_(ranks_)
+          ranks_(request.communicator != nullptr ? *request.communicator : one_rank()),
+          exchange_log_(ranks_, exchanges_)
     {
-        initial_.communicator_ = &logged_;
+        initial_.communicator_ = &ranks_;
         std::uint64_t stream = request.seed;
         for (std::size_t index = 0; index < declared_.size(); ++index) {
             arrays_.push_back(make_array(index, stream));
@@ -731,7 +708,7 @@ public:
     {
         buffers_ = initial_;
         poison_buffers(queue, check_pass, false);
-        logged_.records.clear();
+        exchanges_.clear();
         Pass pass(*this, queue, buffers_, prepared_.launch, spacer_, check_pass);
         Sample sample = schedule ? schedule(pass) : standard(pass);
         if (report != nullptr) {
@@ -741,7 +718,7 @@ public:
             // The exchanges ran between the launches on the same in-order queue: their device time
             // is the kernel phase's communication, reported apart from it.
             double communication = 0;
-            for (const auto& record : logged_.records) {
+            for (const auto& record : exchanges_) {
                 record.end.wait();
                 communication += elapsed_ms(record.start, record.end);
             }
@@ -782,7 +759,7 @@ public:
             return {};
         }
         std::string text;
-        for (const auto& record : logged_.records) {
+        for (const auto& record : exchanges_) {
             const std::string item = record.exchange + ": " + std::string(to_string(record.path));
             if (text.find(item) == std::string::npos) {
                 text += item + "; ";
@@ -1387,7 +1364,8 @@ private:
     ElementType output_type_;
     std::vector<Array> arrays_;
     Communicator& ranks_;
-    LoggedCommunicator logged_;
+    std::vector<ExchangeRecord> exchanges_; ///< the pass's, in order (several ranks only)
+    ExchangeLog exchange_log_;
     DeviceBuffers initial_; ///< each name on its own buffers, as every pass starts
     DeviceBuffers buffers_; ///< as the pass's swaps leave them
 };

@@ -23,8 +23,7 @@ ScalePoint point(std::string api, std::string devices, int ranks, double ms, std
 TEST(Scaling, OpenClOverCudaOnlyOnTheSameGpus)
 {
     Scaling strong{.workload = "heat", .weak = "", .ranks = {1, 2}, .points = {}, .problems = {}};
-    strong.points = {point("CUDA", "cuda:0", 1, 10),
-                     point("CUDA", "cuda:0+1", 2, 5),
+    strong.points = {point("CUDA", "cuda:0", 1, 10), point("CUDA", "cuda:0+1", 2, 5),
                      point("OpenCL (NVIDIA)", "opencl:1", 1, 11, "cuda:0"),
                      point("OpenCL (NVIDIA)", "opencl:1+2", 2, 6, "cuda:0+1"),
                      point("OpenCL (PoCL)", "opencl:0", 1, 400)};

@@ -100,6 +100,9 @@ public:
     virtual double sum_over_ranks(double value) = 0;
     /// Host-side: returns once every rank has called it (MPI_Barrier).
     virtual void barrier() = 0;
+    /// From now on each exchange's record is also appended to `log` (null: to none), so that a
+    /// runner can time its passes' communication; the caller keeps `log` alive meanwhile.
+    void log_exchanges(std::vector<ExchangeRecord>* log) { log_ = log; }
     /// Ends every rank's process with `message`: a rank that fails in the middle of a run would
     /// otherwise leave the others waiting in its next exchange. One rank throws Error instead.
     [[noreturn]] virtual void abort(const std::string& message) = 0;
@@ -112,6 +115,9 @@ protected:
     virtual ExchangePath gather(Queue& queue, const RawBuffer& buffer, std::span<const std::size_t> counts,
                                 ElementType type) = 0;
     virtual ExchangePath exchange_halos(Queue& queue, const RawBuffer& buffer, const Halo& halo, ElementType type) = 0;
+
+private:
+    std::vector<ExchangeRecord>* log_ = nullptr;
 };
 
 /// The one-rank communicator: size 1, every exchange records the path `local` and moves nothing.
