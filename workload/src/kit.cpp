@@ -783,15 +783,15 @@ public:
             if (ranks_.rank() != 0) {
                 return local;
             }
-            std::vector<std::vector<T>> each;
-            for (const auto& blob : blobs) {
-                each.emplace_back(blob.size() / sizeof(T));
-                std::memcpy(each.back().data(), blob.data(), blob.size());
-            }
-            std::vector<T> whole;
+            // Each block straight from the rank's bytes into its place: the outputs may be gigabytes.
+            std::size_t total = 0;
+            each_gathered_block(
+                [&](const Array&, std::size_t, std::size_t, std::size_t, std::size_t count) { total += count; });
+            std::vector<T> whole(total);
+            std::size_t next = 0;
             each_gathered_block([&](const Array&, std::size_t, std::size_t r, std::size_t at, std::size_t count) {
-                whole.insert(whole.end(), each[r].begin() + static_cast<std::ptrdiff_t>(at),
-                             each[r].begin() + static_cast<std::ptrdiff_t>(at + count));
+                std::memcpy(whole.data() + next, blobs[r].data() + at * sizeof(T), count * sizeof(T));
+                next += count;
             });
             return whole;
         });
