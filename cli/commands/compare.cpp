@@ -107,11 +107,7 @@ void print_header(std::size_t workloads, std::size_t devices, std::size_t total,
     std::cout << "duet compare: " << format::count(workloads, "workload") << " on " << format::count(devices, "device")
               << ", " << format::count(total, "run") << "; seed " << comparison.seed << "; "
               << describe_timing(comparison.timing, comparison.in_turns) << "\n";
-    for (const auto& backend : Registry::global().backends()) {
-        if (!backend.loaded) {
-            std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
-        }
-    }
+    print_unavailable_backends(std::cout);
     if (!build_flags.empty()) {
         std::cout << describe_build_flags(build_flags) << "\n";
     }

@@ -132,6 +132,7 @@ void print_raw(const Registry& registry)
 int devices_command(const Arguments& arguments)
 {
     const auto& registry = Registry::global();
+    const auto routes_found = peer_routes(registry);
     auto json = Output::from(arguments, "json");
     if (json) {
         json::Array backends, devices, routes;
@@ -141,7 +142,7 @@ int devices_command(const Arguments& arguments)
         for (const auto& device : registry.devices()) {
             devices.push_back(device_json(device, true));
         }
-        for (const auto& row : peer_routes(registry)) {
+        for (const auto& row : routes_found) {
             json::Object route{{"backend", row.backend}, {"from", row.from}, {"to", row.to}, {"route", row.route}};
             if (!row.reason.empty()) {
                 route["reason"] = row.reason;
@@ -158,7 +159,7 @@ int devices_command(const Arguments& arguments)
     }
     print_backends(registry);
     print_devices(registry);
-    print_peer_routes(peer_routes(registry));
+    print_peer_routes(routes_found);
     if (arguments.has("raw")) {
         print_raw(registry);
     }

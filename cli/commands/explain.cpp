@@ -33,11 +33,7 @@ int explain_command(const Arguments& arguments)
         std::cout << "duet explain: " << info.name << ", " << format::count(variants.size(), "variant") << " on "
                   << format::count(devices.size(), "device") << "; one untimed pass each, values not checked; seed "
                   << seed << "\n";
-        for (const auto& backend : Registry::global().backends()) {
-            if (!backend.loaded) {
-                std::cout << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
-            }
-        }
+        print_unavailable_backends(std::cout);
         if (!build_flags.empty()) {
             std::cout << describe_build_flags(build_flags) << "\n";
         }

@@ -86,4 +86,13 @@ std::string describe_build_flags(const std::map<std::string, std::string>& flags
     return text;
 }
 
+void print_unavailable_backends(std::ostream& out)
+{
+    for (const auto& backend : Registry::global().backends()) {
+        if (!backend.loaded) {
+            out << "note: " << backend.name << " unavailable: " << backend.reason << "\n";
+        }
+    }
+}
+
 } // namespace duet::cli

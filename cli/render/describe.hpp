@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 
 #include <duet/workload.hpp>
@@ -20,6 +21,8 @@ std::string describe_timing(const workload::Timing& timing, bool in_turns = fals
 /// "build options after each program's own: cuda: -use_fast_math (NVRTC: a fatbin takes no options);
 /// opencl: -cl-fast-relaxed-math", from --options' flags by API; "" where none was given.
 std::string describe_build_flags(const std::map<std::string, std::string>& flags);
+/// "note: cuda unavailable: <why>", a line for each backend of the global registry that did not load.
+void print_unavailable_backends(std::ostream& out);
 /// "integer 1..1024", "real 0..1", "one of naive, shared".
 std::string accepted_values(const WorkloadParameter& parameter);
 
