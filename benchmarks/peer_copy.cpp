@@ -217,10 +217,15 @@ int main(int argc, char** argv)
     const char* chunk = std::getenv("DUET_PEER_CHUNK_BYTES");
     const char* chunks = std::getenv("DUET_PEER_CHUNKS");
     std::printf("copies between devices: %zu MiB per copy, median ± half IQR of %d, GB/s (1e9 bytes/s), issued on "
-                "the destination's queue; staging chunks %s bytes × %s\n",
-                bytes >> 20, rounds, chunk ? chunk : "16777216 (default)", chunks ? chunks : "3 (default)");
+                "the destination's queue; staging chunks: DUET_PEER_CHUNK_BYTES=%s, DUET_PEER_CHUNKS=%s\n",
+                bytes >> 20, rounds, chunk ? chunk : "(duet's default)", chunks ? chunks : "(duet's default)");
     std::printf("%-22s %-7s %13s %13s %13s %13s %8s %8s\n", "pair", "route", "duet", "duet staged", "raw peer",
                 "raw serial", "vs peer", "vs serial");
+    // One pattern for every pair's source.
+    std::vector<unsigned char> pattern(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) {
+        pattern[i] = static_cast<unsigned char>(i * 131 + 7);
+    }
     bool measured = false;
     for (const auto& [backend, devices] : measured_devices()) {
         for (const auto& from : devices) {
@@ -233,10 +238,6 @@ int main(int argc, char** argv)
                 auto to_queue = to.create_queue();
                 const auto src = from.alloc_bytes(bytes);
                 const auto dst = to.alloc_bytes(bytes);
-                std::vector<unsigned char> pattern(bytes);
-                for (std::size_t i = 0; i < bytes; ++i) {
-                    pattern[i] = static_cast<unsigned char>(i * 131 + 7);
-                }
                 from_queue.write_bytes(src, 0, pattern.data(), bytes);
                 from_queue.finish();
                 auto host = from.alloc_host(bytes, duet::HostMemoryKind::pinned);
