@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace duet::backend::opencl {
@@ -94,8 +96,17 @@ const char* error_name(cl_int code)
 void fail_native(cl_int code, const char* call, std::string message)
 {
     const char* name = error_name(code);
-    if (message.empty())
+    if (message.empty()) {
         message = std::string(call) + " failed: " + name + " (" + std::to_string(code) + ")";
+        // A queue that was valid when its commands went in: NVIDIA's driver answers a wait this way
+        // once one of them has faulted, and the queue takes nothing more.
+        const std::string_view waited(call);
+        if ((code == CL_INVALID_COMMAND_QUEUE || code == CL_OUT_OF_RESOURCES) &&
+            (waited == "clFinish" || waited == "clWaitForEvents")) {
+            message += ": an earlier command on this queue faulted (a kernel's access out of bounds, or a copy or "
+                       "fill the driver could not carry out), and the queue is unusable";
+        }
+    }
     fail(status_of(code), std::move(message), call, code, name);
 }
 

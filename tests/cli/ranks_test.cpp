@@ -3,6 +3,7 @@
 // (POCL_DEVICES="pthread pthread"), oversubscribing this machine's cores.
 #include <gtest/gtest.h>
 
+#include "environment.hpp"
 #include "json_reader.hpp"
 #include "process.hpp"
 
@@ -284,14 +285,9 @@ TEST_F(Ranks, ARankRefusedForMemoryMakesTheRunUnsupportedNamingTheRankAndItsDevi
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: nothing runs under a limit";
 #endif
 #ifdef DUET_TEST_MPIEXEC
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key, unit;
-    std::uint64_t available_kib = 0, kib = 0;
-    while (meminfo >> key >> kib >> unit) {
-        available_kib = key == "MemAvailable:" ? kib : available_kib;
-    }
-    if (available_kib < 8'000'000) {
-        GTEST_SKIP() << "this machine has " << available_kib << " KiB available; rank 0's run needs about 4 GB";
+    const std::uint64_t available = available_host_memory().value_or(0);
+    if (available < 8'000'000'000) {
+        GTEST_SKIP() << "this machine has " << available << " bytes available; rank 0's run needs about 4 GB";
     }
     // Rank 1 runs under `ulimit -v 3000000` (less than 2 GB left to it), where a 512 MiB grid's run
     // does not fit; rank 0 has the machine's memory. The ranks agree not to start, and rank 0 names

@@ -155,15 +155,9 @@ TEST(CliRobustness, ARunAboveTheAddressSpaceLimitIsRefusedBeforeItStarts)
     // The figures: 100 million floats need about 4 GB of host memory with a CPU device's
     // buffers; `ulimit -v 3000000` leaves less than 2 GB of it. More must be free on the machine,
     // or its own memory would be what refuses the run.
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::uint64_t available_kib = 0, kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit) {
-        available_kib = key == "MemAvailable:" ? kib : available_kib;
-    }
-    if (available_kib < 6'000'000) {
-        GTEST_SKIP() << "this machine has " << available_kib << " KiB available; the test needs 6 GB";
+    const std::uint64_t available = available_host_memory().value_or(0);
+    if (available < 6'000'000'000) {
+        GTEST_SKIP() << "this machine has " << available << " bytes available; the test needs 6 GB";
     }
     const auto result =
         run_duet({"run", "vector_add", "--device", *cpu, "--set", "n=100000000", "--repeats", "1", "--warmup", "0"}, {},

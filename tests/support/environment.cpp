@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <system_error>
@@ -65,6 +66,19 @@ std::vector<std::filesystem::path> files_below(const std::filesystem::path& dire
     }
     std::sort(files.begin(), files.end());
     return files;
+}
+
+std::optional<std::uint64_t> available_host_memory()
+{
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t kib = 0;
+    while (meminfo >> key >> kib >> unit) {
+        if (key == "MemAvailable:") {
+            return kib * 1024;
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace duet::test

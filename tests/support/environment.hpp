@@ -2,6 +2,7 @@
 // test's DUET_* variables never leak into another's.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,6 +36,10 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+/// The host memory the machine can still give (MemAvailable in /proc/meminfo), in bytes; nullopt
+/// where the kernel does not say.
+std::optional<std::uint64_t> available_host_memory();
 
 /// Every regular file below `directory`, recursively, sorted; empty when it does not exist.
 std::vector<std::filesystem::path> files_below(const std::filesystem::path& directory);

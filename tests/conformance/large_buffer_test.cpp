@@ -1,0 +1,113 @@
+// Buffers past 8 GiB: a write, a fill and a device-to-device copy that each cross 2^31, 2^32 and
+// 2^33 bytes in one command, where 32-bit byte or element counts in a driver or in duet would
+// wrap. A dense Jacobi of n = 49152 floats holds 9.7 GB in A and copies it whole for its yardstick.
+#include <cstring>
+
+#include "duet_test.hpp"
+
+namespace duet::test {
+namespace {
+
+constexpr std::size_t large_bytes = (std::size_t{9} << 30) + 4096; // 9 GiB and a page
+constexpr std::size_t patch_bytes = 4096;
+
+// Where a wrapped count would land: each boundary straddled, and the last page.
+constexpr std::size_t patch_offsets[] = {
+    0,
+    (std::size_t{1} << 31) - patch_bytes / 2,
+    (std::size_t{1} << 32) - patch_bytes / 2,
+    (std::size_t{1} << 33) - patch_bytes / 2,
+    large_bytes - patch_bytes,
+};
+
+class LargeBufferConformance : public DeviceTest {
+protected:
+    using Bytes = std::vector<unsigned char>;
+
+    void SetUp() override
+    {
+        DeviceTest::SetUp();
+        if (IsSkipped()) {
+            return;
+        }
+        // Two device buffers of that size, and the host's copy of one of them.
+        if (props().max_allocation < large_bytes || props().global_memory < 2 * large_bytes + (std::size_t{1} << 30)) {
+            GTEST_SKIP() << "needs two allocations of " << large_bytes << " bytes; this device allows "
+                         << props().max_allocation << " bytes in one and has " << props().global_memory
+                         << " in all";
+        }
+        // The host's copy and what is read back; a CPU device's two buffers are host memory too.
+        const std::uint64_t host_needed = (is_cpu() ? 4 : 2) * large_bytes + (std::size_t{2} << 30);
+        const std::uint64_t available = available_host_memory().value_or(0);
+        if (available < host_needed) {
+            GTEST_SKIP() << "needs " << host_needed << " bytes of host memory; this machine has " << available
+                         << " available";
+        }
+    }
+
+    Bytes read_at(const RawBuffer& buffer, std::size_t offset, std::size_t bytes)
+    {
+        Bytes out(bytes);
+        queue().read_bytes(out.data(), buffer, offset, bytes);
+        queue().finish();
+        return out;
+    }
+};
+
+// The host's bytes go in with one write; what comes back at every boundary is what was written.
+TEST_P(LargeBufferConformance, OneWriteAndReadsPastEightGibibytesKeepEveryByte)
+{
+    std::vector<std::uint32_t> host(large_bytes / sizeof(std::uint32_t));
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        host[i] = static_cast<std::uint32_t>(i * 2654435761u); // each word its own, unlike its neighbours
+    }
+    const RawBuffer buffer = device().alloc_bytes(large_bytes);
+    queue().write_bytes(buffer, 0, host.data(), large_bytes);
+    queue().finish();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(host.data());
+    for (const std::size_t offset : patch_offsets) {
+        SCOPED_TRACE("offset " + std::to_string(offset));
+        EXPECT_EQ(read_at(buffer, offset, patch_bytes), Bytes(bytes + offset, bytes + offset + patch_bytes));
+    }
+    // And the whole buffer in one read.
+    std::vector<std::uint32_t> back(host.size());
+    queue().read_bytes(back.data(), buffer, 0, large_bytes);
+    queue().finish();
+    EXPECT_TRUE(back == host) << "the read of " << large_bytes << " bytes differs from what was written";
+}
+
+// A fill over the whole buffer, patches written at the boundaries, then one copy of all of it into
+// a second buffer filled with another pattern: the copy carries both the patches and the fill.
+TEST_P(LargeBufferConformance, OneFillAndOneCopyPastEightGibibytesReachEveryByte)
+{
+    const RawBuffer source = device().alloc_bytes(large_bytes);
+    const RawBuffer destination = device().alloc_bytes(large_bytes);
+    const std::uint32_t fill_pattern = 0xa5c3e187u, other_pattern = 0x0f1e2d3cu;
+    queue().fill_bytes(source, 0, large_bytes, &fill_pattern, sizeof(fill_pattern));
+    queue().fill_bytes(destination, 0, large_bytes, &other_pattern, sizeof(other_pattern));
+    std::vector<Bytes> patches;
+    for (const std::size_t offset : patch_offsets) {
+        patches.push_back(random_values<unsigned char>(patch_bytes, test_seed() + offset));
+        queue().write_bytes(source, offset, patches.back().data(), patch_bytes);
+    }
+    queue().copy_bytes(destination, 0, source, 0, large_bytes);
+    queue().finish();
+
+    Bytes filled(patch_bytes);
+    for (std::size_t i = 0; i < patch_bytes; i += sizeof(fill_pattern)) {
+        std::memcpy(filled.data() + i, &fill_pattern, sizeof(fill_pattern));
+    }
+    for (std::size_t i = 0; i < std::size(patch_offsets); ++i) {
+        const std::size_t offset = patch_offsets[i];
+        SCOPED_TRACE("offset " + std::to_string(offset));
+        EXPECT_EQ(read_at(destination, offset, patch_bytes), patches[i]);
+        // The fill's bytes beside the patch (a page after it, or before the last one).
+        const std::size_t beside = offset + 2 * patch_bytes <= large_bytes ? offset + patch_bytes : offset - patch_bytes;
+        EXPECT_EQ(read_at(destination, beside, patch_bytes), filled) << "beside the patch, at " << beside;
+    }
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(LargeBufferConformance);
+
+} // namespace
+} // namespace duet::test
