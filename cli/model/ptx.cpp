@@ -131,12 +131,19 @@ private:
         }
     }
 
+    // A directive ends at its ';', or at the close of its braced block where no ';' follows it: a
+    // variable's initializer "= {1, 2};" is inside the statement, NVIDIA OpenCL's
+    // ".metadata_section ... { ... }" is the whole of one.
     void skip_statement()
     {
         const Word& start = words_[i_];
         int depth = 0;
         for (; i_ < words_.size() && (depth > 0 || !at(";")); ++i_) {
             depth += at("{") ? 1 : at("}") ? -1 : 0;
+            if (depth == 0 && at("}") && !(i_ + 1 < words_.size() && words_[i_ + 1].text == ";")) {
+                ++i_;
+                return;
+            }
         }
         if (i_ == words_.size()) {
             not_ptx(start.line, quoted(start.text) + " has no closing ';'");

@@ -33,8 +33,7 @@ protected:
         // Two device buffers of that size, and the host's copy of one of them.
         if (props().max_allocation < large_bytes || props().global_memory < 2 * large_bytes + (std::size_t{1} << 30)) {
             GTEST_SKIP() << "needs two allocations of " << large_bytes << " bytes; this device allows "
-                         << props().max_allocation << " bytes in one and has " << props().global_memory
-                         << " in all";
+                         << props().max_allocation << " bytes in one and has " << props().global_memory << " in all";
         }
         // The host's copy and what is read back; a CPU device's two buffers are host memory too.
         const std::uint64_t host_needed = (is_cpu() ? 4 : 2) * large_bytes + (std::size_t{2} << 30);
@@ -102,7 +101,8 @@ TEST_P(LargeBufferConformance, OneFillAndOneCopyPastEightGibibytesReachEveryByte
         SCOPED_TRACE("offset " + std::to_string(offset));
         EXPECT_EQ(read_at(destination, offset, patch_bytes), patches[i]);
         // The fill's bytes beside the patch (a page after it, or before the last one).
-        const std::size_t beside = offset + 2 * patch_bytes <= large_bytes ? offset + patch_bytes : offset - patch_bytes;
+        const std::size_t beside =
+            offset + 2 * patch_bytes <= large_bytes ? offset + patch_bytes : offset - patch_bytes;
         EXPECT_EQ(read_at(destination, beside, patch_bytes), filled) << "beside the patch, at " << beside;
     }
 }

@@ -238,6 +238,32 @@ $L__done:
     EXPECT_TRUE(mix.functions.empty());
 }
 
+// NVIDIA's OpenCL puts blocks of its own among the functions, closed by their braces with no ';'
+// after them; a variable's braced initializer keeps its ';'.
+TEST(PtxMix, ADirectiveThatEndsWithItsBracedBlockIsSkipped)
+{
+    const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.metadata_section nv.kernel.args
+{
+    .b32 3, 4
+    "vector_add" "a; b"
+}
+.global .align 4 .b8 table[2] = {1, 2};
+
+.visible .entry k(.param .u64 k_param_0)
+{
+    ld.param.u64 %rd1, [k_param_0];
+    ret;
+}
+.metadata_section nv.kernel.info { .b8 1 }
+)";
+    EXPECT_THAT(ptx_entries(ptx), ElementsAre("k"));
+    EXPECT_THAT(groups_of(mix_of(ptx, "k")),
+                ElementsAre(std::pair{"parameter load", 1u}, std::pair{"return/exit", 1u}));
+}
+
 TEST(PtxErrors, AnAbsentEntryNamesTheEntriesThatExist)
 {
     const std::string mix = ptx_file("mix.ptx");
