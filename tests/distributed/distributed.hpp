@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,10 @@
 namespace duet::test {
 
 distributed::MpiWorld& world();
+
+/// The devices of the first OpenCL platform that has one for every rank on this node, in order, so
+/// that the ranks, each taking its own, run one request on one platform; empty where none has.
+std::vector<Device> one_platforms_devices_for_the_ranks();
 
 /// Skips the current test on a run of fewer than two ranks, saying so.
 #define DUET_REQUIRE_TWO_RANKS()                                                                                       \

@@ -5,6 +5,11 @@
 #include "distributed.hpp"
 
 #include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <devices.hpp>
 
 namespace duet::test {
 
@@ -36,6 +41,21 @@ private:
 distributed::MpiWorld* the_world = nullptr;
 
 } // namespace
+
+std::vector<Device> one_platforms_devices_for_the_ranks()
+{
+    std::map<std::string, std::vector<Device>> platforms;
+    for (const DeviceParam& param : backend_params("opencl")) {
+        if (param.device) {
+            auto& same = platforms[param.device->properties().platform];
+            same.push_back(*param.device);
+            if (same.size() == static_cast<std::size_t>(world().local_size())) {
+                return same;
+            }
+        }
+    }
+    return {};
+}
 
 distributed::MpiWorld& world()
 {

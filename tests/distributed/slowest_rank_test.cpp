@@ -9,7 +9,6 @@
 #include <duet/workload/kit.hpp>
 
 #include <chrono>
-#include <map>
 #include <string>
 #include <thread>
 
@@ -55,18 +54,8 @@ Spec late_rank_spec()
 TEST(SlowestRank, KernelPhaseAndCommunicationAddUpToTheSlowestRanksPhase)
 {
     DUET_REQUIRE_TWO_RANKS();
-    // The ranks run one request, so their devices share a platform: the first with a device a rank.
-    std::map<std::string, std::vector<Device>> platforms;
-    std::vector<Device> devices;
-    for (const DeviceParam& param : backend_params("opencl")) {
-        if (param.device) {
-            auto& same = platforms[param.device->properties().platform];
-            same.push_back(*param.device);
-            if (devices.empty() && same.size() == static_cast<std::size_t>(world().local_size())) {
-                devices = same;
-            }
-        }
-    }
+    // The ranks run one request, so their devices share a platform.
+    const std::vector<Device> devices = one_platforms_devices_for_the_ranks();
     if (devices.empty()) {
         GTEST_SKIP() << world().local_size() << " ranks on this node but no OpenCL platform with as many devices";
     }
