@@ -117,6 +117,21 @@ TEST(OptionsBuild, AWorkloadsOwnProgramsGetTheFlags)
     EXPECT_THAT(refused.err, HasSubstr("-cl-no-such-option"));
 }
 
+TEST(OptionsBuild, TestBuildsEveryCaseWithTheFlags)
+{
+    // `duet test` of a port: every case's build gets the flags, so the define stops each of them.
+    REQUIRE_POCL(device);
+    const TempDir dir;
+    const auto manifest = transpose_copy(dir, "#ifdef DUET_BROKEN\n#error duet broken on purpose\n#endif\n");
+    const auto broken = run_duet({"test", manifest, "--devices", device, "--options", "opencl=-DDUET_BROKEN"});
+    EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
+    EXPECT_THAT(broken.out + broken.err, HasSubstr("duet broken on purpose"));
+    EXPECT_THAT(broken.out, HasSubstr("3 runs: 0 checked, 3 failed"));
+    const auto plain = run_duet({"test", manifest, "--devices", device});
+    EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+    EXPECT_THAT(plain.out, HasSubstr("All agree"));
+}
+
 TEST(OptionsBuild, AMalformedItemIsAUsageErrorNamingTheFormAndTheApis)
 {
     for (const auto* command : {"compare", "run", "test", "bench", "explain"}) {

@@ -86,8 +86,8 @@ protected:
     Measurement run(const Spec& spec, const std::map<std::string, std::string>& assignments = {})
     {
         const SpecWorkload workload(spec);
-        RunRequest request{*device_, "default", Settings(workload.info(), assignments), true, test_seed(),
-                           Timing::exactly(3, 0)};
+        RunRequest request{*device_, "default",   Settings(workload.info(), assignments),
+                           true,     test_seed(), Timing::exactly(3, 0)};
         request.communicator = &*communicator_;
         return workload.run(request);
     }
