@@ -1,6 +1,7 @@
 // duet under mpirun: every rank runs the command on a device of its own, rank 0 reports; and
 // `duet scale`, which starts mpirun itself. Two ranks on PoCL's two CPU devices
 // (POCL_DEVICES="pthread pthread"), oversubscribing this machine's cores.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "environment.hpp"
@@ -18,6 +19,9 @@
 
 namespace duet::test {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 
 /// This test process's folder for Open MPI's session directories: two mpiruns that start at once
 /// (CTest runs tests in parallel) race to make the same one under /tmp, and one fails.
@@ -256,6 +260,21 @@ TEST_F(Ranks, RunAndBenchWorkOnTwoRanks)
     ASSERT_EQ(bench.exit_code, 0) << bench.out << bench.err;
     EXPECT_NE(bench.out.find("opencl:0+1"), std::string::npos) << bench.out;
     EXPECT_NE(bench.out.find("2 points: 2 checked."), std::string::npos) << bench.out;
+}
+
+TEST_F(Ranks, APlainWorkloadPluginIsRefusedOnTwoRanksSayingWhy)
+{
+    // user_saxpy is a duet::Workload of its own, not built on the kit: its run() would do the whole
+    // job on each rank, and rank 1's verdict would go unheard.
+    EnvChanges env = two_pocl_devices();
+    env["DUET_PLUGIN_PATH"] = DUET_TEST_USER_PLUGIN_DIR;
+    const auto refused = mpirun(2, {"run", "user_saxpy", "--device", "opencl:0", "--warmup", "0"}, env);
+    EXPECT_NE(refused.exit_code, 0) << refused.out << refused.err;
+    EXPECT_THAT(refused.out + refused.err,
+                AllOf(HasSubstr("unsupported"), HasSubstr("cannot share a run between 2 ranks"),
+                      HasSubstr("plain duet::Workload"), HasSubstr("Run it without mpirun")));
+    const auto alone = run_duet({"run", "user_saxpy", "--device", "opencl:0", "--warmup", "0"}, env);
+    EXPECT_EQ(alone.exit_code, 0) << alone.out << alone.err;
 }
 
 TEST_F(Ranks, MoreRanksOnANodeThanDevicesIsRefusedNamingBothCounts)

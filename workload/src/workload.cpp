@@ -227,8 +227,15 @@ Measurement run_within_limits(const Workload& workload, const RunRequest& reques
     if (const auto broken = request.settings.broken_rule(info, request.variant)) {
         fail<InvalidArgument>(info.name, "Settings", *broken);
     }
+    const int ranks = request.communicator != nullptr ? request.communicator->size() : 1;
+    if (ranks > 1 && !info.runs_on_ranks) {
+        fail<Unsupported>(info.name, "run",
+                          "the workload '" + info.name + "' cannot share a run between " + std::to_string(ranks) +
+                              " ranks: it is a plain duet::Workload, whose run() would do the whole job on every "
+                              "rank; workloads built on duet::workload::Spec do. Run it without mpirun");
+    }
     // A distributed run's ranks check theirs inside the run, as they agree to start it (kit.cpp).
-    if (request.communicator == nullptr || request.communicator->size() == 1) {
+    if (ranks == 1) {
         check_fits(workload.footprint(request), request.device, info.name + "/" + request.variant);
     }
     return workload.run(request);

@@ -23,7 +23,7 @@
 /// Bumped whenever anything below changes; a plugin built against another version is refused
 /// with both versions named. Workload plugins are C++ built with the same compiler and the same
 /// libduet_core as the CLI; exceptions thrown by run() are duet::Error and reach the caller.
-#define DUET_WORKLOAD_ABI_VERSION 10
+#define DUET_WORKLOAD_ABI_VERSION 11
 
 namespace duet {
 
@@ -84,6 +84,10 @@ struct WorkloadInfo {
     /// What checks a result, as verdicts name it: "the CPU reference", or "the reference
     /// kernels" where a manifest's reference is another kernel pair, run on the same device.
     std::string reference = "the CPU reference";
+    /// Whether run() shares a run with the other ranks of RunRequest::communicator (the kit's
+    /// SpecWorkload sets it). A plain Workload's run() would do the whole job on every rank, each
+    /// rank's verdict its own: under several ranks such a run is refused.
+    bool runs_on_ranks = false;
 };
 
 /// Parameter values checked against a WorkloadInfo: every parameter has a value, in its range,

@@ -349,7 +349,12 @@ struct Spec {
 class SpecWorkload : public Workload {
 public:
     explicit SpecWorkload(Spec spec);
-    WorkloadInfo info() const override { return spec_.info; }
+    WorkloadInfo info() const override
+    {
+        WorkloadInfo info = spec_.info;
+        info.runs_on_ranks = true;
+        return info;
+    }
     /// Every buffer on the device (with its sentinels or padding) and the spacer; on the host the
     /// inputs, the outputs, their host buffers and the reference's; and what the spec adds. Sums
     /// saturate: sizes past any machine's never wrap to a footprint that fits.
