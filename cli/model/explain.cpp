@@ -34,11 +34,16 @@ std::size_t program_index(std::vector<ExplainedProgram>& programs, const Program
     if (found != programs.end()) {
         return static_cast<std::size_t>(found - programs.begin());
     }
-    ExplainedProgram explained{program, {}, std::nullopt, {}};
+    ExplainedProgram explained{program, {}, std::nullopt, {}, std::nullopt, {}};
     try {
         explained.assembly = program.assembly();
     } catch (const Error& error) {
         explained.assembly_absent = error.message();
+    }
+    try {
+        explained.build_options = program.build_options();
+    } catch (const Error& error) {
+        explained.build_options_absent = error.message();
     }
     programs.push_back(std::move(explained));
     return programs.size() - 1;
@@ -160,6 +165,13 @@ ExplainedRun explain(const workload::Job& job)
 
 namespace {
 
+const ExplainedKernel* kernel_named(const std::vector<ExplainedKernel>& kernels, const std::string& name)
+{
+    const auto found = std::find_if(kernels.begin(), kernels.end(),
+                                    [&](const ExplainedKernel& kernel) { return kernel.name == name; });
+    return found == kernels.end() ? nullptr : &*found;
+}
+
 KernelTwin twin(const ExplainedKernel* cuda, const ExplainedKernel* opencl)
 {
     KernelTwin twin;
@@ -187,11 +199,7 @@ std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
 {
     const auto& a = cuda;
     const auto& b = opencl;
-    const auto named = [](const std::vector<ExplainedKernel>& kernels, const std::string& name) {
-        const auto found = std::find_if(kernels.begin(), kernels.end(),
-                                        [&](const ExplainedKernel& kernel) { return kernel.name == name; });
-        return found == kernels.end() ? nullptr : &*found;
-    };
+    const auto named = kernel_named;
     const bool by_name = std::all_of(a.begin(), a.end(), [&](const auto& kernel) { return named(b, kernel.name); });
     std::vector<KernelTwin> twins;
     if (!by_name && a.size() == b.size()) {
@@ -211,6 +219,33 @@ std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
     return twins;
 }
 
+std::vector<ProgramTwin> pair_programs(const std::vector<ExplainedKernel>& cuda,
+                                       const std::vector<ExplainedKernel>& opencl, const std::vector<KernelTwin>& twins)
+{
+    const auto program_of = [](const std::vector<ExplainedKernel>& kernels,
+                               const std::string& name) -> std::optional<std::size_t> {
+        const auto* kernel = kernel_named(kernels, name);
+        return kernel == nullptr ? std::nullopt : std::optional(kernel->program);
+    };
+    std::vector<ProgramTwin> programs;
+    for (const auto& twin : twins) {
+        const auto a = program_of(cuda, twin.cuda_kernel);
+        const auto b = program_of(opencl, twin.opencl_kernel);
+        if (!a || !b) {
+            continue;
+        }
+        auto known = std::find_if(programs.begin(), programs.end(), [&](const ProgramTwin& program) {
+            return program.cuda == *a && program.opencl == *b;
+        });
+        if (known == programs.end()) {
+            programs.push_back({*a, *b, {}});
+            known = programs.end() - 1;
+        }
+        known->kernels.push_back(twin.cuda_kernel);
+    }
+    return programs;
+}
+
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
 {
     std::vector<ExplainedPair> pairs;
@@ -222,7 +257,9 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
         for (std::size_t o = 0; o < runs.size(); ++o) {
             const auto& opencl = runs[o];
             if (opencl.explained() && api_twins(cuda.job, opencl.job)) {
-                pairs.push_back({c, o, pair_kernels(cuda.kernels, opencl.kernels)});
+                auto twins = pair_kernels(cuda.kernels, opencl.kernels);
+                auto programs = pair_programs(cuda.kernels, opencl.kernels, twins);
+                pairs.push_back({c, o, std::move(twins), std::move(programs)});
             }
         }
     }

@@ -63,8 +63,10 @@ struct ExplainedKernel {
 struct ExplainedProgram {
     Program program;
     std::vector<std::string> kernels;
-    std::optional<std::string> assembly; ///< PTX text where the backend keeps it
-    std::string assembly_absent;         ///< why not: Program::assembly's Unsupported
+    std::optional<std::string> assembly;      ///< PTX text where the backend keeps it
+    std::string assembly_absent;              ///< why not: Program::assembly's Unsupported
+    std::optional<std::string> build_options; ///< Program::build_options: what the compiler was given
+    std::string build_options_absent;         ///< why not: the backend cannot say
 };
 
 struct ExplainedRun {
@@ -104,11 +106,19 @@ struct KernelTwin {
     std::vector<MixDifference> differences;
 };
 
+/// The programs a pair's twin kernels came from, one from each run, and the kernels they share.
+struct ProgramTwin {
+    std::size_t cuda = 0;   ///< index into the CUDA run's programs
+    std::size_t opencl = 0; ///< index into the OpenCL run's programs
+    std::vector<std::string> kernels;
+};
+
 /// A CUDA run and an OpenCL run of the same variant on one GPU (the same non-empty PCI bus id).
 struct ExplainedPair {
     std::size_t cuda = 0;   ///< index into the runs
     std::size_t opencl = 0; ///< index into the runs
     std::vector<KernelTwin> kernels;
+    std::vector<ProgramTwin> programs; ///< in the order their first twin kernels come
 };
 
 /// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
@@ -116,6 +126,12 @@ struct ExplainedPair {
 /// first launched when both launched as many kernels; a kernel with no twin is listed with why.
 std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
                                      const std::vector<ExplainedKernel>& opencl);
+
+/// The programs of the CUDA and OpenCL kernels that `twins` pair (ExplainedKernel::program), each
+/// pair of programs once.
+std::vector<ProgramTwin> pair_programs(const std::vector<ExplainedKernel>& cuda,
+                                       const std::vector<ExplainedKernel>& opencl,
+                                       const std::vector<KernelTwin>& twins);
 
 /// The pairs among `runs` that both ran, their kernels paired by pair_kernels.
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs);

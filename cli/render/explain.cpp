@@ -51,6 +51,16 @@ std::string dims_text(std::uint32_t dims, const Dim3& size)
     return text;
 }
 
+/// "a, b, c".
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& name : names) {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text;
+}
+
 std::string limiters_text(const Occupancy& occupancy)
 {
     std::string text;
@@ -155,11 +165,8 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
     }
     table.print(out, "      ");
     if (!mix.unresolved.empty()) {
-        std::string names;
-        for (const auto& name : mix.unresolved) {
-            names += (names.empty() ? "" : ", ") + name;
-        }
-        print_wrapped(out, "      calls without a body here (their code not counted):", names, "        ");
+        print_wrapped(out, "      calls without a body here (their code not counted):", joined(mix.unresolved),
+                      "        ");
     }
 }
 
@@ -217,6 +224,26 @@ std::vector<std::string> group_names(const InstructionMix& cuda, const Instructi
     return names;
 }
 
+/// A program's build options as printed: quoted as given, "none" where empty, or why not known.
+std::string options_text(const ExplainedProgram& program)
+{
+    if (!program.build_options) {
+        return "not known: " + program.build_options_absent;
+    }
+    const auto& options = *program.build_options;
+    const auto first = options.find_first_not_of(' ');
+    return first == std::string::npos ? "none" : options.substr(first, options.find_last_not_of(' ') + 1 - first);
+}
+
+void print_build_options(std::ostream& out, const ExplainedRun& run)
+{
+    for (const auto& program : run.programs) {
+        out << "\n";
+        print_wrapped(out, "  build options of the program of " + joined(program.kernels) + ":", options_text(program),
+                      "    ");
+    }
+}
+
 } // namespace
 
 void print_explained_run(std::ostream& out, const ExplainedRun& run)
@@ -234,6 +261,7 @@ void print_explained_run(std::ostream& out, const ExplainedRun& run)
     for (const auto& kernel : run.kernels) {
         print_explained_kernel(out, kernel, run.job.device.properties(), run.job.device.backend());
     }
+    print_build_options(out, run);
 }
 
 void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
@@ -244,6 +272,17 @@ void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const st
         << cuda.job.info.name << "/" << cuda.job.variant << " on one GPU through both APIs: " << cuda.job.label
         << " and " << opencl.job.label << " (PCI " << cuda.job.device.properties().pci_bus_id << ")\n";
     print_kernel_twins(out, pair.kernels);
+    print_program_twins(out, pair.programs, cuda.programs, opencl.programs);
+}
+
+void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twins,
+                         const std::vector<ExplainedProgram>& cuda, const std::vector<ExplainedProgram>& opencl)
+{
+    for (const auto& twin : twins) {
+        out << "\n  build options of the program of " << joined(twin.kernels) << ":\n";
+        print_wrapped(out, "    CUDA  ", options_text(cuda.at(twin.cuda)), "          ");
+        print_wrapped(out, "    OpenCL", options_text(opencl.at(twin.opencl)), "          ");
+    }
 }
 
 void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)

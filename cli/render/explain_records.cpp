@@ -48,6 +48,11 @@ json::Value occupancy_json(const LaunchOccupancy& occupancy)
                         {"disagree", occupancy.disagree()}};
 }
 
+json::Value optional_text(const std::optional<std::string>& text)
+{
+    return text ? json::Value(*text) : json::Value();
+}
+
 json::Value mix_json(const std::optional<InstructionMix>& mix)
 {
     if (!mix) {
@@ -94,8 +99,10 @@ json::Value run_explained_json(const ExplainedRun& run)
     }
     for (const auto& program : run.programs) {
         programs.push_back(json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
-                                        {"assembly", program.assembly ? json::Value(*program.assembly) : json::Value()},
-                                        {"assembly_absent", program.assembly_absent}});
+                                        {"assembly", optional_text(program.assembly)},
+                                        {"assembly_absent", program.assembly_absent},
+                                        {"build_options", optional_text(program.build_options)},
+                                        {"build_options_absent", program.build_options_absent}});
     }
     const auto& device = run.job.device.properties();
     return json::Object{{"workload", run.job.info.name},
@@ -133,14 +140,25 @@ json::Value pair_explained_json(const ExplainedPair& pair, const std::vector<Exp
                                        {"differences", std::move(differences)}});
     }
     const auto& cuda = runs.at(pair.cuda);
+    const auto& opencl = runs.at(pair.opencl);
+    json::Array programs;
+    for (const auto& program : pair.programs) {
+        programs.push_back(
+            json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
+                         {"cuda_program", program.cuda},
+                         {"opencl_program", program.opencl},
+                         {"cuda_build_options", optional_text(cuda.programs.at(program.cuda).build_options)},
+                         {"opencl_build_options", optional_text(opencl.programs.at(program.opencl).build_options)}});
+    }
     return json::Object{{"workload", cuda.job.info.name},
                         {"variant", cuda.job.variant},
                         {"pci_bus_id", cuda.job.device.properties().pci_bus_id},
                         {"cuda_run", pair.cuda},
                         {"opencl_run", pair.opencl},
                         {"cuda", cuda.job.label},
-                        {"opencl", runs.at(pair.opencl).job.label},
-                        {"kernels", std::move(kernels)}};
+                        {"opencl", opencl.job.label},
+                        {"kernels", std::move(kernels)},
+                        {"programs", std::move(programs)}};
 }
 
 } // namespace

@@ -178,7 +178,8 @@ TEST(ExplainCli, JsonKeysAreTheSameForEveryRun)
                                           "recorded", "occupancy"));
     EXPECT_THAT(keys(launch["occupancy"]), ElementsAre("model", "model_absent", "registers_unknown", "driver_blocks",
                                                        "driver_absent", "disagree"));
-    EXPECT_THAT(keys(run["programs"].array().at(0)), ElementsAre("kernels", "assembly", "assembly_absent"));
+    EXPECT_THAT(keys(run["programs"].array().at(0)),
+                ElementsAre("kernels", "assembly", "assembly_absent", "build_options", "build_options_absent"));
     EXPECT_EQ(kernel["program"].number(), 0);
 }
 
