@@ -39,6 +39,16 @@ std::string compile_note()
     return "build caches as set (" + settings + "): a cached build hides OpenCL's registers";
 }
 
+/// The header's line on where the SASS comes from, or why there is none.
+std::string sass_note(const SassTools& tools)
+{
+    if (!tools.absent.empty()) {
+        return "SASS: not shown: " + tools.absent;
+    }
+    return "SASS: the toolkit's ptxas " + tools.ptxas_version +
+           " on each program's PTX, as the driver's JIT compiles OpenCL's; may differ from the driver's";
+}
+
 /// A name that is one file's, whatever the workload, variant or selector holds.
 std::string file_word(std::string text)
 {
@@ -63,6 +73,9 @@ void write_assembly(const OutputFolder& folder, const ExplainedRun& run, std::os
             (run.programs.size() > 1 && !program.kernels.empty() ? "-" + file_word(program.kernels.front()) : "");
         if (program.assembly) {
             out << "  assembly written: " << folder.write(name + ".ptx", *program.assembly).string() << "\n";
+            if (program.sass && !program.sass->listing.empty()) {
+                out << "  assembly written: " << folder.write(name + ".sass", program.sass->listing).string() << "\n";
+            }
         } else {
             out << "  no assembly to write for " << name << " (its compiled code above says why)\n";
         }
@@ -91,12 +104,13 @@ int explain_command(const Arguments& arguments)
     const auto build_flags = build_flags_from(arguments);
     auto outputs = Outputs::open(arguments);
     const auto assembly = OutputFolder::from(arguments, "assembly");
+    const auto sass_tools = find_sass_tools(environment_value("PATH"));
 
     if (outputs.table) {
         std::cout << "duet explain: " << info.name << ", " << format::count(variants.size(), "variant") << " on "
                   << format::count(devices.size(), "device") << "; one untimed pass each, values not checked; seed "
                   << seed << "\n";
-        std::cout << compile_note() << "\n";
+        std::cout << compile_note() << "\n" << sass_note(sass_tools) << "\n";
         print_unavailable_backends(std::cout);
         if (!build_flags.empty()) {
             std::cout << describe_build_flags(build_flags) << "\n";
@@ -116,7 +130,7 @@ int explain_command(const Arguments& arguments)
                                     workload::Timing::once(),
                                     build_flags_for(build_flags, device)};
             progress.start(job_name(job));
-            runs.push_back(explain(job));
+            runs.push_back(explain(job, sass_tools));
             progress.clear();
             if (outputs.table) {
                 print_explained_run(std::cout, runs.back());

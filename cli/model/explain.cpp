@@ -34,7 +34,7 @@ std::size_t program_index(std::vector<ExplainedProgram>& programs, const Program
     if (found != programs.end()) {
         return static_cast<std::size_t>(found - programs.begin());
     }
-    ExplainedProgram explained{program, {}, std::nullopt, {}, std::nullopt, {}};
+    ExplainedProgram explained{program, {}, std::nullopt, {}, std::nullopt, {}, std::nullopt, {}};
     try {
         explained.assembly = program.assembly();
     } catch (const Error& error) {
@@ -117,7 +117,51 @@ LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, con
     return result;
 }
 
-ExplainedRun explain(const workload::Job& job)
+void add_sass(ExplainedProgram& program, const DeviceProperties& device, const SassTools& tools)
+{
+    if (!program.assembly) {
+        program.sass_absent = "no PTX (the compiled code's reason above)";
+    } else if (device.type != DeviceType::gpu || device.compute_capability_major == 0) {
+        program.sass_absent = "the device reports no compute capability to compile for";
+    } else if (tools.ptxas.empty()) {
+        program.sass_absent = tools.absent;
+    } else {
+        try {
+            program.sass = compile_sass(tools, *program.assembly, device.compute_capability_major,
+                                        device.compute_capability_minor);
+        } catch (const Error& error) {
+            program.sass_absent = error.message();
+        }
+    }
+}
+
+void add_kernel_sass(ExplainedKernel& kernel, const ExplainedProgram& program, const Device& device)
+{
+    kernel.registers_from = kernel.properties.registers != 0 ? "the driver" : "";
+    if (!program.sass) {
+        kernel.sass_absent = program.sass_absent;
+        return;
+    }
+    if (const auto* figures = program.sass->kernel(kernel.name)) {
+        kernel.ptxas = *figures;
+        if (kernel.properties.registers == 0 && figures->registers != 0) {
+            kernel.properties.registers = figures->registers;
+            kernel.registers_from = "ptxas";
+            for (auto& launch : kernel.launches) {
+                launch.occupancy = launch_occupancy(device, kernel.kernel, kernel.properties,
+                                                    launch.threads_per_block(), launch.dynamic_local_bytes);
+            }
+        }
+    }
+    if (const auto* mix = program.sass->mix(kernel.name)) {
+        kernel.sass = *mix;
+    } else {
+        kernel.sass_absent = !program.sass->listing_absent.empty() ? program.sass->listing_absent
+                                                                   : "the listing has no function " + kernel.name;
+    }
+}
+
+ExplainedRun explain(const workload::Job& job, const SassTools& tools)
 {
     ExplainedRun explained{job, Status::ok, {}, {}, {}, 0};
     std::vector<LaunchRecord> launches;
@@ -139,7 +183,7 @@ ExplainedRun explain(const workload::Job& job)
         ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
         if (kernel == nullptr) {
             explained.kernels.push_back(
-                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}});
+                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}, {}, {}, {}, {}});
             kernel = &explained.kernels.back();
         }
         auto group = std::find_if(kernel->launches.begin(), kernel->launches.end(),
@@ -155,10 +199,15 @@ ExplainedRun explain(const workload::Job& job)
         group->recorded += launch.recorded ? 1 : 0;
     }
     for (auto& kernel : explained.kernels) {
+        const auto known = explained.programs.size();
         kernel.program = program_index(explained.programs, kernel.kernel.program());
         auto& program = explained.programs[kernel.program];
+        if (explained.programs.size() > known) {
+            add_sass(program, job.device.properties(), tools);
+        }
         program.kernels.push_back(kernel.name);
         add_mix(kernel, program);
+        add_kernel_sass(kernel, program, job.device);
     }
     return explained;
 }

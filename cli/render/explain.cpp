@@ -170,6 +170,26 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
     }
 }
 
+void print_sass(std::ostream& out, const ExplainedKernel& kernel)
+{
+    if (const auto& figures = kernel.ptxas) {
+        out << "    ptxas -v: " << figures->registers << " registers, " << format::bytes(figures->stack_bytes)
+            << " stack, spills " << format::bytes(figures->spill_store_bytes) << " stored and "
+            << format::bytes(figures->spill_load_bytes) << " loaded, " << format::bytes(figures->shared_bytes)
+            << " static shared\n";
+    }
+    if (!kernel.sass) {
+        print_wrapped(out, "    SASS: none:", kernel.sass_absent, "      ");
+        return;
+    }
+    out << "    SASS: " << format::count(kernel.sass->total, "instruction") << " (NOPs left out)\n";
+    Table table({{"group"}, {"count", Table::Align::right}});
+    for (const auto& group : kernel.sass->groups) {
+        table.add_row({group.name, std::to_string(group.count)});
+    }
+    table.print(out, "      ");
+}
+
 } // namespace
 
 void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, const DeviceProperties& device,
@@ -185,7 +205,13 @@ void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, co
     const std::string unknown = device.type == DeviceType::gpu && backend == "opencl"
                                     ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
                                     : "not known (the driver does not say)";
-    out << "    registers " << (p.registers == 0 ? unknown : std::to_string(p.registers) + " a work-item") << "\n";
+    out << "    registers "
+        << (p.registers == 0 ? unknown
+                             : std::to_string(p.registers) + " a work-item" +
+                                   (kernel.registers_from == "ptxas"
+                                        ? " (from the toolkit's ptxas on the PTX: the driver did not say)"
+                                        : ""))
+        << "\n";
     out << "    private memory " << format::bytes(p.private_memory) << " a work-item (spills, stack); static local "
         << format::bytes(p.static_local_memory) << "\n";
     out << "    largest block " << (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size))
@@ -198,6 +224,7 @@ void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, co
     print_launches(out, kernel);
     print_occupancy(out, kernel);
     print_mix(out, kernel);
+    print_sass(out, kernel);
 }
 
 namespace {

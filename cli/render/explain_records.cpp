@@ -69,6 +69,30 @@ json::Value mix_json(const std::optional<InstructionMix>& mix)
                         {"unresolved", json::Array(mix->unresolved.begin(), mix->unresolved.end())}};
 }
 
+json::Value ptxas_json(const std::optional<PtxasKernel>& figures)
+{
+    if (!figures) {
+        return json::Value();
+    }
+    return json::Object{{"registers", figures->registers},
+                        {"stack_bytes", figures->stack_bytes},
+                        {"spill_store_bytes", figures->spill_store_bytes},
+                        {"spill_load_bytes", figures->spill_load_bytes},
+                        {"shared_bytes", figures->shared_bytes}};
+}
+
+json::Value sass_json(const std::optional<SassMix>& mix)
+{
+    if (!mix) {
+        return json::Value();
+    }
+    json::Array groups;
+    for (const auto& group : mix->groups) {
+        groups.push_back(json::Object{{"name", group.name}, {"count", group.count}});
+    }
+    return json::Object{{"total", mix->total}, {"groups", std::move(groups)}};
+}
+
 json::Value kernel_json(const ExplainedKernel& kernel)
 {
     json::Object properties;
@@ -86,9 +110,16 @@ json::Value kernel_json(const ExplainedKernel& kernel)
                                         {"recorded", launch.recorded},
                                         {"occupancy", occupancy_json(launch.occupancy)}});
     }
-    return json::Object{
-        {"name", kernel.name},       {"properties", std::move(properties)}, {"launches", std::move(launches)},
-        {"program", kernel.program}, {"mix", mix_json(kernel.mix)},         {"mix_absent", kernel.mix_absent}};
+    return json::Object{{"name", kernel.name},
+                        {"properties", std::move(properties)},
+                        {"launches", std::move(launches)},
+                        {"program", kernel.program},
+                        {"mix", mix_json(kernel.mix)},
+                        {"mix_absent", kernel.mix_absent},
+                        {"registers_from", kernel.registers_from},
+                        {"ptxas", ptxas_json(kernel.ptxas)},
+                        {"sass", sass_json(kernel.sass)},
+                        {"sass_absent", kernel.sass_absent}};
 }
 
 json::Value run_explained_json(const ExplainedRun& run)
@@ -98,11 +129,15 @@ json::Value run_explained_json(const ExplainedRun& run)
         kernels.push_back(kernel_json(kernel));
     }
     for (const auto& program : run.programs) {
-        programs.push_back(json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
-                                        {"assembly", optional_text(program.assembly)},
-                                        {"assembly_absent", program.assembly_absent},
-                                        {"build_options", optional_text(program.build_options)},
-                                        {"build_options_absent", program.build_options_absent}});
+        programs.push_back(
+            json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
+                         {"assembly", optional_text(program.assembly)},
+                         {"assembly_absent", program.assembly_absent},
+                         {"build_options", optional_text(program.build_options)},
+                         {"build_options_absent", program.build_options_absent},
+                         {"sass_architecture", program.sass ? json::Value(program.sass->architecture) : json::Value()},
+                         {"ptxas_version", program.sass ? json::Value(program.sass->ptxas_version) : json::Value()},
+                         {"sass_absent", program.sass_absent}});
     }
     const auto& device = run.job.device.properties();
     return json::Object{{"workload", run.job.info.name},

@@ -32,9 +32,8 @@ TEST(ExplainBuild, TurnsTheBuildCachesOffUnlessTheUserSetThem)
                                    "and names registers\n"));
     EXPECT_THAT(files_below(cache.path()), IsEmpty()) << "DUET_CACHE=off keeps nothing on disk";
 
-    const auto kept = run_duet(args, {{"DUET_CACHE_DIR", cache.path().string()},
-                                      {"DUET_CACHE", "on"},
-                                      {"CUDA_CACHE_DISABLE", "0"}});
+    const auto kept =
+        run_duet(args, {{"DUET_CACHE_DIR", cache.path().string()}, {"DUET_CACHE", "on"}, {"CUDA_CACHE_DISABLE", "0"}});
     ASSERT_EQ(kept.exit_code, 0) << kept.err;
     EXPECT_THAT(kept.out, HasSubstr("build caches as set (CUDA_CACHE_DISABLE=0, DUET_CACHE=on): a cached build hides "
                                     "OpenCL's registers\n"));
@@ -44,8 +43,8 @@ TEST(ExplainBuild, TurnsTheBuildCachesOffUnlessTheUserSetThem)
 TEST(ExplainBuild, EachProgramsBuildOptionsAreShownAndInTheJson)
 {
     REQUIRE_POCL(device);
-    const std::vector<std::string> args{"explain", "vector_add", "--devices",         device,
-                                        "--set",   "n=100",      "--options=opencl=-cl-mad-enable"};
+    const std::vector<std::string> args{
+        "explain", "vector_add", "--devices", device, "--set", "n=100", "--options=opencl=-cl-mad-enable"};
     const auto table = run_duet(args);
     ASSERT_EQ(table.exit_code, 0) << table.err;
     EXPECT_THAT(table.out, HasSubstr("build options of the program of vector_add: "));
