@@ -25,6 +25,11 @@ int test_command(const Arguments& arguments);
 int cache_command(const Arguments& arguments);
 int scale_command(const Arguments& arguments);
 int explain_command(const Arguments& arguments);
+/// For `duet explain`, before any backend loads (the drivers read it when they start): where the
+/// user set neither, CUDA_CACHE_DISABLE=1 and DUET_CACHE=off, so that NVIDIA's OpenCL compiles each
+/// program, not serving it from its compute cache or duet's, and its -cl-nv-verbose log names the
+/// registers.
+void compile_every_program();
 
 /// exit_ok when `verdict` is ok; else exit_wrong, with its summary and problems on standard error.
 int exit_code(const Verdict& verdict);

@@ -11,10 +11,85 @@
 #include "render/format.hpp"
 #include "render/progress.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 
 namespace duet::cli {
+
+namespace {
+
+std::string environment_value(const char* name)
+{
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+}
+
+/// The header's line on what compile_every_program set, or why the user's settings may hide the
+/// registers.
+std::string compile_note()
+{
+    const auto driver = environment_value("CUDA_CACHE_DISABLE");
+    const auto duet = environment_value("DUET_CACHE");
+    const std::string settings = "CUDA_CACHE_DISABLE=" + driver + ", DUET_CACHE=" + duet;
+    if (driver == "1" && (duet == "off" || duet == "0")) {
+        return "no build cache (" + settings + "): NVIDIA's OpenCL compiles and names registers";
+    }
+    return "build caches as set (" + settings + "): a cached build hides OpenCL's registers";
+}
+
+/// The header's line on where the SASS comes from, or why there is none.
+std::string sass_note(const SassTools& tools)
+{
+    if (!tools.absent.empty()) {
+        return "SASS: not shown: " + tools.absent;
+    }
+    return "SASS: the toolkit's ptxas " + tools.ptxas_version +
+           " on each program's PTX, as the driver's JIT compiles OpenCL's; may differ from the driver's";
+}
+
+/// A name that is one file's, whatever the workload, variant or selector holds.
+std::string file_word(std::string text)
+{
+    std::replace_if(
+        text.begin(), text.end(), [](char c) { return c == '/' || c == '\0'; }, '_');
+    return text;
+}
+
+/// Each program's PTX where its assembly is text: <workload>-<variant>-<device>.ptx, with the
+/// program's first kernel's name after the device where the run built several; the files' paths,
+/// or why there are none, printed to `out`.
+void write_assembly(const OutputFolder& folder, const ExplainedRun& run, std::ostream& out)
+{
+    if (!run.explained()) {
+        return;
+    }
+    const std::string stem =
+        file_word(run.job.info.name) + "-" + file_word(run.job.variant) + "-" + file_word(run.job.label);
+    for (const auto& program : run.programs) {
+        const std::string name =
+            stem +
+            (run.programs.size() > 1 && !program.kernels.empty() ? "-" + file_word(program.kernels.front()) : "");
+        if (program.assembly) {
+            out << "  assembly written: " << folder.write(name + ".ptx", *program.assembly).string() << "\n";
+            if (program.sass && !program.sass->listing.empty()) {
+                out << "  assembly written: " << folder.write(name + ".sass", program.sass->listing).string() << "\n";
+            }
+        } else {
+            out << "  no assembly to write for " << name << " (its compiled code above says why)\n";
+        }
+    }
+}
+
+} // namespace
+
+void compile_every_program()
+{
+    // Without overwriting: a value the user set is theirs.
+    ::setenv("CUDA_CACHE_DISABLE", "1", 0);
+    ::setenv("DUET_CACHE", "off", 0);
+}
 
 int explain_command(const Arguments& arguments)
 {
@@ -28,11 +103,14 @@ int explain_command(const Arguments& arguments)
     const auto seed = arguments.number("seed", 1, 0, UINT64_MAX);
     const auto build_flags = build_flags_from(arguments);
     auto outputs = Outputs::open(arguments);
+    const auto assembly = OutputFolder::from(arguments, "assembly");
+    const auto sass_tools = find_sass_tools(environment_value("PATH"));
 
     if (outputs.table) {
         std::cout << "duet explain: " << info.name << ", " << format::count(variants.size(), "variant") << " on "
                   << format::count(devices.size(), "device") << "; one untimed pass each, values not checked; seed "
                   << seed << "\n";
+        std::cout << compile_note() << "\n" << sass_note(sass_tools) << "\n";
         print_unavailable_backends(std::cout);
         if (!build_flags.empty()) {
             std::cout << describe_build_flags(build_flags) << "\n";
@@ -52,10 +130,14 @@ int explain_command(const Arguments& arguments)
                                     workload::Timing::once(),
                                     build_flags_for(build_flags, device)};
             progress.start(job_name(job));
-            runs.push_back(explain(job));
+            runs.push_back(explain(job, sass_tools));
             progress.clear();
             if (outputs.table) {
                 print_explained_run(std::cout, runs.back());
+            }
+            if (assembly) {
+                // The files' names go where the table would, or beside the JSON on standard error.
+                write_assembly(*assembly, runs.back(), outputs.table ? std::cout : std::cerr);
             }
         }
     }

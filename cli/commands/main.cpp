@@ -137,7 +137,10 @@ const std::vector<Command>& commands()
                       set_option,
                       build_options_option,
                       seed_option,
-                      json_option}},
+                      json_option,
+                      {"assembly", Kind::value, "DIR",
+                       "write each program's PTX, and its SASS where made, to "
+                       "DIR/<workload>-<variant>-<device>.<ptx|sass>"}}},
          explain_command},
         {{.name = "bench",
           .arguments = "<workload>",
@@ -274,6 +277,9 @@ int main(const std::vector<std::string>& args)
             known += (known.empty() ? "" : ", ") + spec.name;
         }
         throw UsageError("unknown command '" + args[0] + "'; commands: " + known + " (duet --help)");
+    }
+    if (command->handler == explain_command) {
+        compile_every_program(); // first: nothing may load a backend before
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -146,6 +147,57 @@ void Output::write(std::string_view text)
 void Output::write_json(const json::Value& value)
 {
     write(json::document(value));
+}
+
+std::optional<OutputFolder> OutputFolder::from(const Arguments& arguments, std::string_view option)
+{
+    const auto value = arguments.value(option);
+    if (!value || !reporting()) {
+        return std::nullopt;
+    }
+    const auto refuse = [&](const std::string& why) {
+        throw UsageError("--" + std::string(option) + ": cannot write files in " + *value + ": " + why);
+    };
+    if (value->empty()) {
+        refuse("no folder named");
+    }
+    std::error_code error;
+    fs::create_directories(*value, error);
+    if (error) {
+        refuse(error.message());
+    }
+    if (!fs::is_directory(*value, error)) {
+        refuse("not a folder");
+    }
+    OutputFolder folder;
+    folder.path_ = *value;
+    // A file written and removed: permissions, a read-only mount and a full disk all show here.
+    std::string probe = (folder.path_ / ".duet-write-test-XXXXXX").string();
+    const int descriptor = ::mkstemp(probe.data());
+    if (descriptor < 0) {
+        refuse(std::strerror(errno));
+    }
+    const int written = write_through(descriptor, "duet\n");
+    ::close(descriptor);
+    ::unlink(probe.c_str());
+    if (written != 0) {
+        refuse(std::strerror(written));
+    }
+    return folder;
+}
+
+fs::path OutputFolder::write(const std::string& name, std::string_view text) const
+{
+    const fs::path path = path_ / name;
+    const int descriptor = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    const int error = descriptor < 0 ? errno : write_through(descriptor, text);
+    if (descriptor >= 0 && ::close(descriptor) != 0 && error == 0) {
+        throw WriteError("cannot write " + path.string() + ": " + std::strerror(errno));
+    }
+    if (error != 0) {
+        throw WriteError("cannot write " + path.string() + ": " + std::strerror(error));
+    }
+    return path;
 }
 
 Outputs Outputs::open(const Arguments& arguments)

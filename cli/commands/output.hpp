@@ -3,6 +3,7 @@
 // Every write is checked: one that fails is an error naming the file and why, never lost quietly.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -40,6 +41,22 @@ private:
     struct File;
     std::string name_ = "standard output";
     std::shared_ptr<File> file_; ///< none for standard output
+};
+
+/// A folder a command writes files into (--assembly DIR): created where absent and tried with a file
+/// written and removed before any work starts, so that one that cannot take files is a UsageError
+/// naming it and why, not a run's results lost at its end.
+class OutputFolder {
+public:
+    /// nullopt when `option` is absent, else its folder, checked. Under mpirun, rank 0's alone.
+    static std::optional<OutputFolder> from(const Arguments& arguments, std::string_view option);
+
+    /// Writes `text` to the file `name` in the folder, replacing one there; returns its path. A
+    /// failed write throws WriteError naming the file and why.
+    std::filesystem::path write(const std::string& name, std::string_view text) const;
+
+private:
+    std::filesystem::path path_;
 };
 
 /// A command's --json, --csv and --report, those of them it has, opened as Output::from opens

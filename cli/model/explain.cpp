@@ -34,11 +34,16 @@ std::size_t program_index(std::vector<ExplainedProgram>& programs, const Program
     if (found != programs.end()) {
         return static_cast<std::size_t>(found - programs.begin());
     }
-    ExplainedProgram explained{program, {}, std::nullopt, {}};
+    ExplainedProgram explained{program, {}, std::nullopt, {}, std::nullopt, {}, std::nullopt, {}};
     try {
         explained.assembly = program.assembly();
     } catch (const Error& error) {
         explained.assembly_absent = error.message();
+    }
+    try {
+        explained.build_options = program.build_options();
+    } catch (const Error& error) {
+        explained.build_options_absent = error.message();
     }
     programs.push_back(std::move(explained));
     return programs.size() - 1;
@@ -112,7 +117,51 @@ LaunchOccupancy launch_occupancy(const Device& device, const Kernel& kernel, con
     return result;
 }
 
-ExplainedRun explain(const workload::Job& job)
+void add_sass(ExplainedProgram& program, const DeviceProperties& device, const SassTools& tools)
+{
+    if (!program.assembly) {
+        program.sass_absent = "no PTX (the compiled code's reason above)";
+    } else if (device.type != DeviceType::gpu || device.compute_capability_major == 0) {
+        program.sass_absent = "the device reports no compute capability to compile for";
+    } else if (tools.ptxas.empty()) {
+        program.sass_absent = tools.absent;
+    } else {
+        try {
+            program.sass = compile_sass(tools, *program.assembly, device.compute_capability_major,
+                                        device.compute_capability_minor);
+        } catch (const Error& error) {
+            program.sass_absent = error.message();
+        }
+    }
+}
+
+void add_kernel_sass(ExplainedKernel& kernel, const ExplainedProgram& program, const Device& device)
+{
+    kernel.registers_from = kernel.properties.registers != 0 ? "the driver" : "";
+    if (!program.sass) {
+        kernel.sass_absent = program.sass_absent;
+        return;
+    }
+    if (const auto* figures = program.sass->kernel(kernel.name)) {
+        kernel.ptxas = *figures;
+        if (kernel.properties.registers == 0 && figures->registers != 0) {
+            kernel.properties.registers = figures->registers;
+            kernel.registers_from = "ptxas";
+            for (auto& launch : kernel.launches) {
+                launch.occupancy = launch_occupancy(device, kernel.kernel, kernel.properties,
+                                                    launch.threads_per_block(), launch.dynamic_local_bytes);
+            }
+        }
+    }
+    if (const auto* mix = program.sass->mix(kernel.name)) {
+        kernel.sass = *mix;
+    } else {
+        kernel.sass_absent = !program.sass->listing_absent.empty() ? program.sass->listing_absent
+                                                                   : "the listing has no function " + kernel.name;
+    }
+}
+
+ExplainedRun explain(const workload::Job& job, const SassTools& tools)
 {
     ExplainedRun explained{job, Status::ok, {}, {}, {}, 0};
     std::vector<LaunchRecord> launches;
@@ -134,7 +183,7 @@ ExplainedRun explain(const workload::Job& job)
         ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
         if (kernel == nullptr) {
             explained.kernels.push_back(
-                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}});
+                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}, {}, {}, {}, {}});
             kernel = &explained.kernels.back();
         }
         auto group = std::find_if(kernel->launches.begin(), kernel->launches.end(),
@@ -150,15 +199,27 @@ ExplainedRun explain(const workload::Job& job)
         group->recorded += launch.recorded ? 1 : 0;
     }
     for (auto& kernel : explained.kernels) {
+        const auto known = explained.programs.size();
         kernel.program = program_index(explained.programs, kernel.kernel.program());
         auto& program = explained.programs[kernel.program];
+        if (explained.programs.size() > known) {
+            add_sass(program, job.device.properties(), tools);
+        }
         program.kernels.push_back(kernel.name);
         add_mix(kernel, program);
+        add_kernel_sass(kernel, program, job.device);
     }
     return explained;
 }
 
 namespace {
+
+const ExplainedKernel* kernel_named(const std::vector<ExplainedKernel>& kernels, const std::string& name)
+{
+    const auto found = std::find_if(kernels.begin(), kernels.end(),
+                                    [&](const ExplainedKernel& kernel) { return kernel.name == name; });
+    return found == kernels.end() ? nullptr : &*found;
+}
 
 KernelTwin twin(const ExplainedKernel* cuda, const ExplainedKernel* opencl)
 {
@@ -187,11 +248,7 @@ std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
 {
     const auto& a = cuda;
     const auto& b = opencl;
-    const auto named = [](const std::vector<ExplainedKernel>& kernels, const std::string& name) {
-        const auto found = std::find_if(kernels.begin(), kernels.end(),
-                                        [&](const ExplainedKernel& kernel) { return kernel.name == name; });
-        return found == kernels.end() ? nullptr : &*found;
-    };
+    const auto named = kernel_named;
     const bool by_name = std::all_of(a.begin(), a.end(), [&](const auto& kernel) { return named(b, kernel.name); });
     std::vector<KernelTwin> twins;
     if (!by_name && a.size() == b.size()) {
@@ -211,6 +268,33 @@ std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
     return twins;
 }
 
+std::vector<ProgramTwin> pair_programs(const std::vector<ExplainedKernel>& cuda,
+                                       const std::vector<ExplainedKernel>& opencl, const std::vector<KernelTwin>& twins)
+{
+    const auto program_of = [](const std::vector<ExplainedKernel>& kernels,
+                               const std::string& name) -> std::optional<std::size_t> {
+        const auto* kernel = kernel_named(kernels, name);
+        return kernel == nullptr ? std::nullopt : std::optional(kernel->program);
+    };
+    std::vector<ProgramTwin> programs;
+    for (const auto& twin : twins) {
+        const auto a = program_of(cuda, twin.cuda_kernel);
+        const auto b = program_of(opencl, twin.opencl_kernel);
+        if (!a || !b) {
+            continue;
+        }
+        auto known = std::find_if(programs.begin(), programs.end(), [&](const ProgramTwin& program) {
+            return program.cuda == *a && program.opencl == *b;
+        });
+        if (known == programs.end()) {
+            programs.push_back({*a, *b, {}});
+            known = programs.end() - 1;
+        }
+        known->kernels.push_back(twin.cuda_kernel);
+    }
+    return programs;
+}
+
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
 {
     std::vector<ExplainedPair> pairs;
@@ -222,7 +306,9 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
         for (std::size_t o = 0; o < runs.size(); ++o) {
             const auto& opencl = runs[o];
             if (opencl.explained() && api_twins(cuda.job, opencl.job)) {
-                pairs.push_back({c, o, pair_kernels(cuda.kernels, opencl.kernels)});
+                auto twins = pair_kernels(cuda.kernels, opencl.kernels);
+                auto programs = pair_programs(cuda.kernels, opencl.kernels, twins);
+                pairs.push_back({c, o, std::move(twins), std::move(programs)});
             }
         }
     }

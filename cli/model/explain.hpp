@@ -16,6 +16,7 @@
 #include "model/occupancy.hpp"
 #include "model/ptx.hpp"
 #include "model/runs.hpp"
+#include "model/sass.hpp"
 
 namespace duet::cli {
 
@@ -57,14 +58,24 @@ struct ExplainedKernel {
     std::size_t program = 0;           ///< its index in ExplainedRun::programs
     std::optional<InstructionMix> mix; ///< where its program's assembly is PTX
     std::string mix_absent;            ///< why there is no mix
+    /// Where KernelProperties::registers came from: "the driver", or "ptxas" where the driver did not
+    /// say and the toolkit's ptxas compiled the program's PTX; empty where neither says.
+    std::string registers_from;
+    std::optional<PtxasKernel> ptxas; ///< what ptxas -v said of it
+    std::optional<SassMix> sass;      ///< its SASS, counted
+    std::string sass_absent;          ///< why there is no SASS mix
 };
 
 /// A program the run's kernels came from, and its compiled code.
 struct ExplainedProgram {
     Program program;
     std::vector<std::string> kernels;
-    std::optional<std::string> assembly; ///< PTX text where the backend keeps it
-    std::string assembly_absent;         ///< why not: Program::assembly's Unsupported
+    std::optional<std::string> assembly;      ///< PTX text where the backend keeps it
+    std::string assembly_absent;              ///< why not: Program::assembly's Unsupported
+    std::optional<std::string> build_options; ///< Program::build_options: what the compiler was given
+    std::string build_options_absent;         ///< why not: the backend cannot say
+    std::optional<ProgramSass> sass;          ///< its PTX through the toolkit's ptxas
+    std::string sass_absent;                  ///< why not: no PTX, no GPU architecture, no tools, a tool failed
 };
 
 struct ExplainedRun {
@@ -81,9 +92,17 @@ struct ExplainedRun {
 };
 
 /// Runs `job` once (its timing should be Timing::once(); nothing is verified) with a LaunchLog on
-/// its device, then explains each kernel launched. A run that throws or is unsupported comes back
-/// with that status and the reason; one that launched nothing has no kernels.
-ExplainedRun explain(const workload::Job& job);
+/// its device, then explains each kernel launched, its program's PTX compiled to SASS by `tools`
+/// where they are all there. A run that throws or is unsupported comes back with that status and
+/// the reason; one that launched nothing has no kernels.
+ExplainedRun explain(const workload::Job& job, const SassTools& tools);
+
+/// The program's PTX through `tools` for a GPU of `device` figures: the program's sass, or its
+/// sass_absent saying why not.
+void add_sass(ExplainedProgram& program, const DeviceProperties& device, const SassTools& tools);
+/// A kernel's ptxas figures and SASS mix from its program's, and registers from ptxas where the
+/// driver gave none (0), with each launch's occupancy computed again with them on `device`.
+void add_kernel_sass(ExplainedKernel& kernel, const ExplainedProgram& program, const Device& device);
 
 /// The model's half of a launch's occupancy: a block of `threads_per_block` with
 /// `dynamic_local_bytes` of a kernel of `kernel` figures on a device of `device` figures, where its
@@ -104,11 +123,19 @@ struct KernelTwin {
     std::vector<MixDifference> differences;
 };
 
+/// The programs a pair's twin kernels came from, one from each run, and the kernels they share.
+struct ProgramTwin {
+    std::size_t cuda = 0;   ///< index into the CUDA run's programs
+    std::size_t opencl = 0; ///< index into the OpenCL run's programs
+    std::vector<std::string> kernels;
+};
+
 /// A CUDA run and an OpenCL run of the same variant on one GPU (the same non-empty PCI bus id).
 struct ExplainedPair {
     std::size_t cuda = 0;   ///< index into the runs
     std::size_t opencl = 0; ///< index into the runs
     std::vector<KernelTwin> kernels;
+    std::vector<ProgramTwin> programs; ///< in the order their first twin kernels come
 };
 
 /// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
@@ -116,6 +143,12 @@ struct ExplainedPair {
 /// first launched when both launched as many kernels; a kernel with no twin is listed with why.
 std::vector<KernelTwin> pair_kernels(const std::vector<ExplainedKernel>& cuda,
                                      const std::vector<ExplainedKernel>& opencl);
+
+/// The programs of the CUDA and OpenCL kernels that `twins` pair (ExplainedKernel::program), each
+/// pair of programs once.
+std::vector<ProgramTwin> pair_programs(const std::vector<ExplainedKernel>& cuda,
+                                       const std::vector<ExplainedKernel>& opencl,
+                                       const std::vector<KernelTwin>& twins);
 
 /// The pairs among `runs` that both ran, their kernels paired by pair_kernels.
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs);

@@ -51,6 +51,16 @@ std::string dims_text(std::uint32_t dims, const Dim3& size)
     return text;
 }
 
+/// "a, b, c".
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& name : names) {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text;
+}
+
 std::string limiters_text(const Occupancy& occupancy)
 {
     std::string text;
@@ -155,12 +165,29 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
     }
     table.print(out, "      ");
     if (!mix.unresolved.empty()) {
-        std::string names;
-        for (const auto& name : mix.unresolved) {
-            names += (names.empty() ? "" : ", ") + name;
-        }
-        print_wrapped(out, "      calls without a body here (their code not counted):", names, "        ");
+        print_wrapped(out, "      calls without a body here (their code not counted):", joined(mix.unresolved),
+                      "        ");
     }
+}
+
+void print_sass(std::ostream& out, const ExplainedKernel& kernel)
+{
+    if (const auto& figures = kernel.ptxas) {
+        out << "    ptxas -v: " << figures->registers << " registers, " << format::bytes(figures->stack_bytes)
+            << " stack, spills " << format::bytes(figures->spill_store_bytes) << " stored and "
+            << format::bytes(figures->spill_load_bytes) << " loaded, " << format::bytes(figures->shared_bytes)
+            << " static shared\n";
+    }
+    if (!kernel.sass) {
+        print_wrapped(out, "    SASS: none:", kernel.sass_absent, "      ");
+        return;
+    }
+    out << "    SASS: " << format::count(kernel.sass->total, "instruction") << " (NOPs left out)\n";
+    Table table({{"group"}, {"count", Table::Align::right}});
+    for (const auto& group : kernel.sass->groups) {
+        table.add_row({group.name, std::to_string(group.count)});
+    }
+    table.print(out, "      ");
 }
 
 } // namespace
@@ -178,7 +205,13 @@ void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, co
     const std::string unknown = device.type == DeviceType::gpu && backend == "opencl"
                                     ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
                                     : "not known (the driver does not say)";
-    out << "    registers " << (p.registers == 0 ? unknown : std::to_string(p.registers) + " a work-item") << "\n";
+    out << "    registers "
+        << (p.registers == 0 ? unknown
+                             : std::to_string(p.registers) + " a work-item" +
+                                   (kernel.registers_from == "ptxas"
+                                        ? " (from the toolkit's ptxas on the PTX: the driver did not say)"
+                                        : ""))
+        << "\n";
     out << "    private memory " << format::bytes(p.private_memory) << " a work-item (spills, stack); static local "
         << format::bytes(p.static_local_memory) << "\n";
     out << "    largest block " << (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size))
@@ -191,6 +224,7 @@ void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, co
     print_launches(out, kernel);
     print_occupancy(out, kernel);
     print_mix(out, kernel);
+    print_sass(out, kernel);
 }
 
 namespace {
@@ -217,6 +251,26 @@ std::vector<std::string> group_names(const InstructionMix& cuda, const Instructi
     return names;
 }
 
+/// A program's build options as printed: quoted as given, "none" where empty, or why not known.
+std::string options_text(const ExplainedProgram& program)
+{
+    if (!program.build_options) {
+        return "not known: " + program.build_options_absent;
+    }
+    const auto& options = *program.build_options;
+    const auto first = options.find_first_not_of(' ');
+    return first == std::string::npos ? "none" : options.substr(first, options.find_last_not_of(' ') + 1 - first);
+}
+
+void print_build_options(std::ostream& out, const ExplainedRun& run)
+{
+    for (const auto& program : run.programs) {
+        out << "\n";
+        print_wrapped(out, "  build options of the program of " + joined(program.kernels) + ":", options_text(program),
+                      "    ");
+    }
+}
+
 } // namespace
 
 void print_explained_run(std::ostream& out, const ExplainedRun& run)
@@ -234,6 +288,7 @@ void print_explained_run(std::ostream& out, const ExplainedRun& run)
     for (const auto& kernel : run.kernels) {
         print_explained_kernel(out, kernel, run.job.device.properties(), run.job.device.backend());
     }
+    print_build_options(out, run);
 }
 
 void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
@@ -244,6 +299,17 @@ void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const st
         << cuda.job.info.name << "/" << cuda.job.variant << " on one GPU through both APIs: " << cuda.job.label
         << " and " << opencl.job.label << " (PCI " << cuda.job.device.properties().pci_bus_id << ")\n";
     print_kernel_twins(out, pair.kernels);
+    print_program_twins(out, pair.programs, cuda.programs, opencl.programs);
+}
+
+void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twins,
+                         const std::vector<ExplainedProgram>& cuda, const std::vector<ExplainedProgram>& opencl)
+{
+    for (const auto& twin : twins) {
+        out << "\n  build options of the program of " << joined(twin.kernels) << ":\n";
+        print_wrapped(out, "    CUDA  ", options_text(cuda.at(twin.cuda)), "          ");
+        print_wrapped(out, "    OpenCL", options_text(opencl.at(twin.opencl)), "          ");
+    }
 }
 
 void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)

@@ -20,6 +20,10 @@ void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, co
                             const std::string& backend);
 /// Each kernel's two mixes side by side, the groups that differ marked, then the differences.
 void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins);
+/// The build options of each pair of programs, CUDA's above OpenCL's; `cuda` and `opencl` are the
+/// runs' programs the twins index.
+void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twins,
+                         const std::vector<ExplainedProgram>& cuda, const std::vector<ExplainedProgram>& opencl);
 /// One GPU reached through CUDA and OpenCL: each kernel's two mixes and their differences.
 void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs);
 

@@ -48,6 +48,11 @@ json::Value occupancy_json(const LaunchOccupancy& occupancy)
                         {"disagree", occupancy.disagree()}};
 }
 
+json::Value optional_text(const std::optional<std::string>& text)
+{
+    return text ? json::Value(*text) : json::Value();
+}
+
 json::Value mix_json(const std::optional<InstructionMix>& mix)
 {
     if (!mix) {
@@ -62,6 +67,30 @@ json::Value mix_json(const std::optional<InstructionMix>& mix)
                         {"groups", std::move(groups)},
                         {"functions", json::Array(mix->functions.begin(), mix->functions.end())},
                         {"unresolved", json::Array(mix->unresolved.begin(), mix->unresolved.end())}};
+}
+
+json::Value ptxas_json(const std::optional<PtxasKernel>& figures)
+{
+    if (!figures) {
+        return json::Value();
+    }
+    return json::Object{{"registers", figures->registers},
+                        {"stack_bytes", figures->stack_bytes},
+                        {"spill_store_bytes", figures->spill_store_bytes},
+                        {"spill_load_bytes", figures->spill_load_bytes},
+                        {"shared_bytes", figures->shared_bytes}};
+}
+
+json::Value sass_json(const std::optional<SassMix>& mix)
+{
+    if (!mix) {
+        return json::Value();
+    }
+    json::Array groups;
+    for (const auto& group : mix->groups) {
+        groups.push_back(json::Object{{"name", group.name}, {"count", group.count}});
+    }
+    return json::Object{{"total", mix->total}, {"groups", std::move(groups)}};
 }
 
 json::Value kernel_json(const ExplainedKernel& kernel)
@@ -81,9 +110,16 @@ json::Value kernel_json(const ExplainedKernel& kernel)
                                         {"recorded", launch.recorded},
                                         {"occupancy", occupancy_json(launch.occupancy)}});
     }
-    return json::Object{
-        {"name", kernel.name},       {"properties", std::move(properties)}, {"launches", std::move(launches)},
-        {"program", kernel.program}, {"mix", mix_json(kernel.mix)},         {"mix_absent", kernel.mix_absent}};
+    return json::Object{{"name", kernel.name},
+                        {"properties", std::move(properties)},
+                        {"launches", std::move(launches)},
+                        {"program", kernel.program},
+                        {"mix", mix_json(kernel.mix)},
+                        {"mix_absent", kernel.mix_absent},
+                        {"registers_from", kernel.registers_from},
+                        {"ptxas", ptxas_json(kernel.ptxas)},
+                        {"sass", sass_json(kernel.sass)},
+                        {"sass_absent", kernel.sass_absent}};
 }
 
 json::Value run_explained_json(const ExplainedRun& run)
@@ -93,9 +129,15 @@ json::Value run_explained_json(const ExplainedRun& run)
         kernels.push_back(kernel_json(kernel));
     }
     for (const auto& program : run.programs) {
-        programs.push_back(json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
-                                        {"assembly", program.assembly ? json::Value(*program.assembly) : json::Value()},
-                                        {"assembly_absent", program.assembly_absent}});
+        programs.push_back(
+            json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
+                         {"assembly", optional_text(program.assembly)},
+                         {"assembly_absent", program.assembly_absent},
+                         {"build_options", optional_text(program.build_options)},
+                         {"build_options_absent", program.build_options_absent},
+                         {"sass_architecture", program.sass ? json::Value(program.sass->architecture) : json::Value()},
+                         {"ptxas_version", program.sass ? json::Value(program.sass->ptxas_version) : json::Value()},
+                         {"sass_absent", program.sass_absent}});
     }
     const auto& device = run.job.device.properties();
     return json::Object{{"workload", run.job.info.name},
@@ -133,14 +175,25 @@ json::Value pair_explained_json(const ExplainedPair& pair, const std::vector<Exp
                                        {"differences", std::move(differences)}});
     }
     const auto& cuda = runs.at(pair.cuda);
+    const auto& opencl = runs.at(pair.opencl);
+    json::Array programs;
+    for (const auto& program : pair.programs) {
+        programs.push_back(
+            json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
+                         {"cuda_program", program.cuda},
+                         {"opencl_program", program.opencl},
+                         {"cuda_build_options", optional_text(cuda.programs.at(program.cuda).build_options)},
+                         {"opencl_build_options", optional_text(opencl.programs.at(program.opencl).build_options)}});
+    }
     return json::Object{{"workload", cuda.job.info.name},
                         {"variant", cuda.job.variant},
                         {"pci_bus_id", cuda.job.device.properties().pci_bus_id},
                         {"cuda_run", pair.cuda},
                         {"opencl_run", pair.opencl},
                         {"cuda", cuda.job.label},
-                        {"opencl", runs.at(pair.opencl).job.label},
-                        {"kernels", std::move(kernels)}};
+                        {"opencl", opencl.job.label},
+                        {"kernels", std::move(kernels)},
+                        {"programs", std::move(programs)}};
 }
 
 } // namespace

@@ -169,7 +169,8 @@ TEST(ExplainCli, JsonKeysAreTheSameForEveryRun)
     EXPECT_THAT(keys(run), ElementsAre("workload", "variant", "settings", "device", "device_name", "api", "pci_bus_id",
                                        "status", "reason", "kernels", "programs", "spacer_launches"));
     const auto& kernel = run["kernels"].array().at(0);
-    EXPECT_THAT(keys(kernel), ElementsAre("name", "properties", "launches", "program", "mix", "mix_absent"));
+    EXPECT_THAT(keys(kernel), ElementsAre("name", "properties", "launches", "program", "mix", "mix_absent",
+                                          "registers_from", "ptxas", "sass", "sass_absent"));
     EXPECT_THAT(keys(kernel["properties"]),
                 ElementsAre("max_block_size", "max_block_limit", "registers", "static_local_memory", "private_memory",
                             "required_block", "driver_max_block_size"));
@@ -178,7 +179,9 @@ TEST(ExplainCli, JsonKeysAreTheSameForEveryRun)
                                           "recorded", "occupancy"));
     EXPECT_THAT(keys(launch["occupancy"]), ElementsAre("model", "model_absent", "registers_unknown", "driver_blocks",
                                                        "driver_absent", "disagree"));
-    EXPECT_THAT(keys(run["programs"].array().at(0)), ElementsAre("kernels", "assembly", "assembly_absent"));
+    EXPECT_THAT(keys(run["programs"].array().at(0)),
+                ElementsAre("kernels", "assembly", "assembly_absent", "build_options", "build_options_absent",
+                            "sass_architecture", "ptxas_version", "sass_absent"));
     EXPECT_EQ(kernel["program"].number(), 0);
 }
 
