@@ -360,11 +360,10 @@ std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_sc
                                number(x_scale(ridge)) + "," + number(y_scale(roof.gflops)) + " " +
                                number(x_scale(x_scale.high)) + "," + number(y_scale(roof.gflops));
     std::string svg = "<polyline fill=\"none\" stroke=\"" + roof.color +
-                      "\" stroke-width=\"2.5\" class=\"roof\" data-roof=\"" + escape(roof.label) +
-                      "\" data-gbps=\"" + format::exact(roof.gbps) + "\" data-gflops=\"" + format::exact(roof.gflops) +
-                      "\" points=\"" + points + "\"><title>" + escape(roof.label) + ": " +
-                      escape(format::rate(roof.gbps)) + " GB/s, " + escape(format::rate(roof.gflops)) +
-                      " GFLOP/s</title></polyline>\n";
+                      "\" stroke-width=\"2.5\" class=\"roof\" data-roof=\"" + escape(roof.label) + "\" data-gbps=\"" +
+                      format::exact(roof.gbps) + "\" data-gflops=\"" + format::exact(roof.gflops) + "\" points=\"" +
+                      points + "\"><title>" + escape(roof.label) + ": " + escape(format::rate(roof.gbps)) + " GB/s, " +
+                      escape(format::rate(roof.gflops)) + " GFLOP/s</title></polyline>\n";
     svg += line(x_scale(ridge), y_scale(roof.gflops), x_scale(ridge), line_bottom,
                 "stroke=\"" + roof.color + "\" stroke-dasharray=\"4 3\" class=\"ridge\" data-ridge=\"" +
                     format::exact(ridge) + "\"");
@@ -381,6 +380,7 @@ std::string roofline_series_marks(const RooflineSeries& series, const Scale& x_s
                                   double legend_y)
 {
     std::string path, svg;
+    bool below = false; // labels alternate above and below their points: a pair's often lie close
     for (const auto& point : series.points) {
         const double x = x_scale(point.intensity), y = y_scale(point.gflops);
         path += (path.empty() ? "" : " ") + number(x) + "," + number(y);
@@ -390,7 +390,8 @@ std::string roofline_series_marks(const RooflineSeries& series, const Scale& x_s
                format::exact(point.gflops) + "\"><title>" + escape(point.label) + " (" + escape(series.label) +
                "): " + escape(format::figure(point.intensity)) + " flop/B, " + escape(format::rate(point.gflops)) +
                " GFLOP/s</title></circle>\n";
-        svg += text(x + 6, y - 6, point.label, "class=\"label\"");
+        svg += text(x + 6, below ? y + 14 : y - 6, point.label, "class=\"label\"");
+        below = !below;
     }
     svg = "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\" class=\"joined\" points=\"" +
           path + "\"/>\n" + svg;
@@ -416,9 +417,9 @@ std::string roofline(const RooflineChart& chart)
                 xs.push_back(point.intensity);
                 ys.push_back(point.gflops);
             } else {
-                notes.push_back(point.label + " (" + series.label + ") is not drawn: " +
-                                format::figure(point.intensity) + " flop/B and " + format::rate(point.gflops) +
-                                " GFLOP/s have no place on a log scale");
+                notes.push_back(point.label + " (" + series.label +
+                                ") is not drawn: " + format::figure(point.intensity) + " flop/B and " +
+                                format::rate(point.gflops) + " GFLOP/s have no place on a log scale");
             }
         }
         if (!kept.points.empty()) {

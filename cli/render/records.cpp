@@ -111,22 +111,21 @@ json::Value optional_json(const std::optional<double>& value)
 /// device's roofs and of its own copy, the bound, the roofs themselves and why any is unknown.
 json::Value roofline_json(const Roofline& line)
 {
-    return json::Object{
-        {"bytes", optional_json(line.bytes)},
-        {"flops", optional_json(line.flops)},
-        {"intensity", optional_json(line.intensity)},
-        {"gbps", optional_json(line.gbps)},
-        {"gflops", optional_json(line.gflops)},
-        {"of_peak_bandwidth", optional_json(line.of_peak_bandwidth)},
-        {"of_peak_flops", optional_json(line.of_peak_flops)},
-        {"of_d2d_copy", optional_json(line.of_d2d_copy)},
-        {"bound", line.bound ? json::Value(to_string(*line.bound)) : json::Value()},
-        {"peak_bandwidth_gbps", optional_json(line.peaks.gbps)},
-        {"peak_gflops", optional_json(line.peaks.gflops)},
-        {"peak_gflops_of", line.peaks.flops_of},
-        {"ridge", optional_json(line.peaks.ridge())},
-        {"d2d_copy_gbps", optional_json(line.d2d_copy_gbps)},
-        {"unknown", json::Array(line.peaks.unknown.begin(), line.peaks.unknown.end())}};
+    return json::Object{{"bytes", optional_json(line.bytes)},
+                        {"flops", optional_json(line.flops)},
+                        {"intensity", optional_json(line.intensity)},
+                        {"gbps", optional_json(line.gbps)},
+                        {"gflops", optional_json(line.gflops)},
+                        {"of_peak_bandwidth", optional_json(line.of_peak_bandwidth)},
+                        {"of_peak_flops", optional_json(line.of_peak_flops)},
+                        {"of_d2d_copy", optional_json(line.of_d2d_copy)},
+                        {"bound", line.bound ? json::Value(to_string(*line.bound)) : json::Value()},
+                        {"peak_bandwidth_gbps", optional_json(line.peaks.gbps)},
+                        {"peak_gflops", optional_json(line.peaks.gflops)},
+                        {"peak_gflops_of", line.peaks.flops_of},
+                        {"ridge", optional_json(line.peaks.ridge())},
+                        {"d2d_copy_gbps", optional_json(line.d2d_copy_gbps)},
+                        {"unknown", json::Array(line.peaks.unknown.begin(), line.peaks.unknown.end())}};
 }
 
 } // namespace

@@ -24,8 +24,8 @@ std::string rate_or_dash(const std::optional<double>& rate)
 
 std::vector<std::string> roofline_headers()
 {
-    return {"device",  "API",         "variant",     "flop/byte", "GB/s", "of peak GB/s",
-            "GFLOP/s", "of peak FMA", "of d2d copy", "bound"};
+    return {"device",       "API",     "variant",     "flop/byte",   "GB/s",
+            "of peak GB/s", "GFLOP/s", "of peak FMA", "of d2d copy", "bound"};
 }
 
 std::vector<std::string> roofline_cells(const Run& run, const Roofline& line)
@@ -101,9 +101,7 @@ chart::RooflineChart roofline_chart(std::span<const Run> runs, std::span<const R
             continue;
         }
         series_runs.push_back(&run);
-        chart.series.push_back({run.job.variant + " on " + device.name,
-                                chart::palette(chart.series.size()),
-                                {point}});
+        chart.series.push_back({run.job.variant + " on " + device.name, chart::palette(chart.series.size()), {point}});
     }
     return chart;
 }

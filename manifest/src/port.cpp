@@ -218,8 +218,8 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
     if (manifest.flops) {
         plan.flops = manifest.flops->real(plan.values);
         if (!std::isfinite(*plan.flops) || *plan.flops < 0) {
-            fail(manifest.flops->place, "is " + to_string(Number(*plan.flops)) +
-                                            ": a count of operations must be finite and not negative");
+            fail(manifest.flops->place,
+                 "is " + to_string(Number(*plan.flops)) + ": a count of operations must be finite and not negative");
         }
     }
     // The defines are evaluated here, before anything is built or launched, so that one that
