@@ -28,8 +28,8 @@ TEST_P(DeclaredWork, EveryWorkloadDeclaresItsBytesAndFlops)
         const Settings settings(info, info.test_cases.back());
         Measurement m;
         try {
-            m = run_within_limits(*workload, {device(), info.variants.front(), settings, false, test_seed(),
-                                              workload::Timing::once()});
+            m = run_within_limits(
+                *workload, {device(), info.variants.front(), settings, false, test_seed(), workload::Timing::once()});
         } catch (const Unsupported&) {
             continue; // this device cannot run it (newton without doubles): nothing declared to check
         }

@@ -20,8 +20,8 @@ using ::testing::HasSubstr;
 TEST(RooflineCli, JsonCarriesTheRooflineOfEveryRun)
 {
     REQUIRE_POCL(device);
-    const auto done = run_duet({"compare", "vector_add", "--set", "n=1000", "--devices", device, "--repeats", "1",
-                                "--warmup", "0", "--json"});
+    const auto done = run_duet(
+        {"compare", "vector_add", "--set", "n=1000", "--devices", device, "--repeats", "1", "--warmup", "0", "--json"});
     ASSERT_EQ(done.exit_code, 0) << done.err;
     const auto runs = json::parse(done.out)["runs"].array();
     ASSERT_EQ(runs.size(), 1u);
@@ -45,8 +45,8 @@ TEST(RooflineCli, JsonCarriesTheRooflineOfEveryRun)
 TEST(RooflineCli, AWorkloadWithACopyYardstickGetsItsFraction)
 {
     REQUIRE_POCL(device);
-    const auto done = run_duet({"compare", "stencil1d", "--variants", "naive", "--set", "n=100000", "--devices",
-                                device, "--repeats", "1", "--warmup", "0", "--json"});
+    const auto done = run_duet({"compare", "stencil1d", "--variants", "naive", "--set", "n=100000", "--devices", device,
+                                "--repeats", "1", "--warmup", "0", "--json"});
     ASSERT_EQ(done.exit_code, 0) << done.err;
     const auto runs = json::parse(done.out)["runs"].array();
     ASSERT_EQ(runs.size(), 1u);
@@ -63,9 +63,8 @@ TEST(RooflineCli, TableAndReportShowTheRooflineAndWhyThereIsNoRoof)
     REQUIRE_POCL(device);
     const TempDir dir;
     const std::string report = (dir.path() / "report.html").string();
-    const auto done = run_duet({"compare", "matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32",
-                                "--set", "k=32", "--devices", device, "--repeats", "1", "--warmup", "0", "--report",
-                                report});
+    const auto done = run_duet({"compare", "matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32", "--set",
+                                "k=32", "--devices", device, "--repeats", "1", "--warmup", "0", "--report", report});
     ASSERT_EQ(done.exit_code, 0) << done.out << done.err;
     EXPECT_THAT(done.out, HasSubstr("matmul's roofline"));
     EXPECT_THAT(done.out, HasSubstr("flop/byte"));

@@ -163,9 +163,11 @@ TEST(Roofline, OpenClViewTakesItsCudaTwinsRoofs)
 TEST(RooflineChart, DrawsTheRoofTheRidgeAndTheJoinedPoints)
 {
     const DevicePeaks peaks = device_peaks(h100(), false);
-    chart::RooflineChart roofline_chart{"matmul: roofline", {{"H100 (FP32 FMA rate)", *peaks.gbps, *peaks.gflops, "#666666"}},
-                                        {{"tiled16 on H100", "#1b9e77", {{"tiled16 CUDA", 10.67, 9000}, {"tiled16 OpenCL", 10.67, 7000}}}},
-                                        {}};
+    chart::RooflineChart roofline_chart{
+        "matmul: roofline",
+        {{"H100 (FP32 FMA rate)", *peaks.gbps, *peaks.gflops, "#666666"}},
+        {{"tiled16 on H100", "#1b9e77", {{"tiled16 CUDA", 10.67, 9000}, {"tiled16 OpenCL", 10.67, 7000}}}},
+        {}};
     const std::string svg = chart::roofline(roofline_chart);
     EXPECT_THAT(svg, HasSubstr("<svg"));
     EXPECT_THAT(svg, HasSubstr("class=\"roof\" data-roof=\"H100 (FP32 FMA rate)\""));
