@@ -44,35 +44,4 @@ std::vector<const DeviceProperties*> device_properties_of(std::span<const Run> r
     return devices;
 }
 
-std::optional<Peak> peak_of(const Run& run, std::span<const DeviceProperties* const> devices)
-{
-    const Measurement::Unit unit = run.measurement.unit;
-    const bool fp64 = run.measurement.output.type() == workload::ElementType::f64;
-    const auto peak = [&](const DeviceProperties& device) {
-        return unit == Measurement::Unit::bytes ? peak_bandwidth_gbps(device) : peak_gflops(device, fp64);
-    };
-    const DeviceProperties& device = run.job.device.properties();
-    std::optional<double> value = peak(device);
-    if (!value) {
-        if (const DeviceProperties* twin = cuda_twin(device, devices)) {
-            value = peak(*twin);
-        }
-    }
-    if (!value) {
-        return std::nullopt;
-    }
-    return Peak{*value, unit,
-                unit == Measurement::Unit::bytes ? "memory bandwidth"
-                : fp64                           ? "FP64 FMA rate"
-                                                 : "FP32 FMA rate"};
-}
-
-std::optional<double> fraction_of_peak(const Run& run, const std::optional<Peak>& peak)
-{
-    if (!run.measured() || !peak || peak->value <= 0) {
-        return std::nullopt;
-    }
-    return run.measurement.rate() / peak->value;
-}
-
 } // namespace duet::cli

@@ -32,20 +32,12 @@ const DeviceProperties* cuda_twin(const DeviceProperties& device, std::span<cons
 /// Each run's device, for cuda_twin.
 std::vector<const DeviceProperties*> device_properties_of(std::span<const Run> runs);
 
-/// A peak rate in the unit a workload declares its work in.
+/// A peak rate in the unit a workload's rate is in (Roofline::peak).
 struct Peak {
     double value = 0;
     Measurement::Unit unit = Measurement::Unit::bytes;
     /// What the peak is of: "memory bandwidth", "FP32 FMA rate", "FP64 FMA rate".
     std::string of;
 };
-
-/// The peak of a run's rate: memory bandwidth for bytes, the FMA rate for flops (FP64 where the
-/// run's output is double, else FP32), the device's own or else its CUDA twin's among `devices`;
-/// nullopt where neither has the figures.
-std::optional<Peak> peak_of(const Run& run, std::span<const DeviceProperties* const> devices);
-
-/// A measured run's rate over `peak`; nullopt where the run was not measured or the peak is unknown.
-std::optional<double> fraction_of_peak(const Run& run, const std::optional<Peak>& peak);
 
 } // namespace duet::cli

@@ -18,7 +18,7 @@ void add_samples(Point& point, const Measurement& m)
         point.d2h_ms.push_back(sample.d2h_ms);
         point.total_ms.push_back(sample.total_ms);
         const double ms = sample.rate_basis_ms();
-        point.rate.push_back(ms > 0 ? m.work / (ms * 1e-3) / 1e9 : 0);
+        point.rate.push_back(ms > 0 ? m.work() / (ms * 1e-3) / 1e9 : 0);
     }
     for (const auto& [name, value] : m.extras) {
         point.extras.push_back({name, {value}});

@@ -338,4 +338,133 @@ std::string lines(const LineChart& chart)
     return svg + "</svg>\n";
 }
 
+namespace {
+
+/// A log scale over whole decades holding every one of `values` with room either side.
+Scale decades(const std::vector<double>& values, double start, double end)
+{
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    const double bottom = std::pow(10.0, std::floor(std::log10(*low / 2)));
+    const double top = std::pow(10.0, std::ceil(std::log10(*high * 2)));
+    return {bottom, top, start, end, true};
+}
+
+/// A roof: the bandwidth line from where it enters the plot up to the ridge, then the FMA rate
+/// flat to the right edge; the ridge marked with its intensity.
+std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_scale)
+{
+    const double ridge = roof.gflops / roof.gbps;
+    // The bandwidth roof enters at the left edge, or at the bottom where it is lower there.
+    const double enter = std::max(x_scale.low, y_scale.low / roof.gbps);
+    const std::string points = number(x_scale(enter)) + "," + number(y_scale(roof.gbps * enter)) + " " +
+                               number(x_scale(ridge)) + "," + number(y_scale(roof.gflops)) + " " +
+                               number(x_scale(x_scale.high)) + "," + number(y_scale(roof.gflops));
+    std::string svg = "<polyline fill=\"none\" stroke=\"" + roof.color +
+                      "\" stroke-width=\"2.5\" class=\"roof\" data-roof=\"" + escape(roof.label) + "\" data-gbps=\"" +
+                      format::exact(roof.gbps) + "\" data-gflops=\"" + format::exact(roof.gflops) + "\" points=\"" +
+                      points + "\"><title>" + escape(roof.label) + ": " + escape(format::rate(roof.gbps)) + " GB/s, " +
+                      escape(format::rate(roof.gflops)) + " GFLOP/s</title></polyline>\n";
+    svg += line(x_scale(ridge), y_scale(roof.gflops), x_scale(ridge), line_bottom,
+                "stroke=\"" + roof.color + "\" stroke-dasharray=\"4 3\" class=\"ridge\" data-ridge=\"" +
+                    format::exact(ridge) + "\"");
+    svg += text(x_scale(ridge) + 4, y_scale(roof.gflops) + 14, "ridge " + format::figure(ridge) + " flop/B",
+                "class=\"tick\"");
+    return svg + text(x_scale(x_scale.high) - 4, y_scale(roof.gflops) - 5,
+                      truncate(roof.label, 48) + ": " + format::rate(roof.gflops) + " GFLOP/s, " +
+                          format::rate(roof.gbps) + " GB/s",
+                      "text-anchor=\"end\" class=\"legend\"");
+}
+
+/// A series: its points joined, each a circle with its label beside it, and its legend entry.
+std::string roofline_series_marks(const RooflineSeries& series, const Scale& x_scale, const Scale& y_scale,
+                                  double legend_y)
+{
+    std::string path, svg;
+    bool below = false; // labels alternate above and below their points: a pair's often lie close
+    for (const auto& point : series.points) {
+        const double x = x_scale(point.intensity), y = y_scale(point.gflops);
+        path += (path.empty() ? "" : " ") + number(x) + "," + number(y);
+        svg += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"4\" fill=\"" + series.color +
+               "\" data-series=\"" + escape(series.label) + "\" data-label=\"" + escape(point.label) +
+               "\" data-intensity=\"" + format::exact(point.intensity) + "\" data-value=\"" +
+               format::exact(point.gflops) + "\"><title>" + escape(point.label) + " (" + escape(series.label) +
+               "): " + escape(format::figure(point.intensity)) + " flop/B, " + escape(format::rate(point.gflops)) +
+               " GFLOP/s</title></circle>\n";
+        svg += text(x + 6, below ? y + 14 : y - 6, point.label, "class=\"label\"");
+        below = !below;
+    }
+    svg = "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\" class=\"joined\" points=\"" +
+          path + "\"/>\n" + svg;
+    svg += line(line_right + 10, legend_y + 6, line_right + 38, legend_y + 6,
+                "stroke=\"" + series.color + "\" stroke-width=\"3\"");
+    return svg + text(line_right + 42, legend_y + 10, truncate(series.label, 34), "class=\"legend\"");
+}
+
+} // namespace
+
+std::string roofline(const RooflineChart& chart)
+{
+    constexpr double width = 900;
+    std::vector<std::string> notes = chart.notes;
+    std::vector<RooflineSeries> drawn;
+    std::vector<double> xs, ys;
+    for (const auto& series : chart.series) {
+        RooflineSeries kept{series.label, series.color, {}};
+        for (const auto& point : series.points) {
+            if (point.intensity > 0 && point.gflops > 0 && std::isfinite(point.intensity) &&
+                std::isfinite(point.gflops)) {
+                kept.points.push_back(point);
+                xs.push_back(point.intensity);
+                ys.push_back(point.gflops);
+            } else {
+                notes.push_back(point.label + " (" + series.label +
+                                ") is not drawn: " + format::figure(point.intensity) + " flop/B and " +
+                                format::rate(point.gflops) + " GFLOP/s have no place on a log scale");
+            }
+        }
+        if (!kept.points.empty()) {
+            drawn.push_back(std::move(kept));
+        }
+    }
+    std::vector<Roof> roofs;
+    for (const auto& roof : chart.roofs) {
+        if (roof.gbps > 0 && roof.gflops > 0) {
+            roofs.push_back(roof);
+            xs.push_back(roof.gflops / roof.gbps);
+            ys.push_back(roof.gflops);
+        }
+    }
+    const double plot_height = line_bottom + 50;
+    const double legend_height = line_top + 18.0 * static_cast<double>(drawn.size()) + 20;
+    const double height = std::max(plot_height, legend_height) + 18.0 * static_cast<double>(notes.size()) + 10;
+    std::string svg = svg_open(width, height, chart.title);
+    double note_y = std::max(plot_height, legend_height) + 14;
+    if (xs.empty()) {
+        svg += text(line_left, line_top + 40, "no roof and no kernel to draw");
+    } else {
+        const Scale x_scale = decades(xs, line_left, line_right);
+        // The bandwidth roofs run down to a thousandth of the lowest FMA rate, where nothing is lower.
+        for (const auto& roof : roofs) {
+            ys.push_back(roof.gflops / 1000);
+        }
+        const Scale y_scale = decades(ys, line_bottom, line_top);
+        const auto x_ticks = x_scale.ticks();
+        const LineChart axes{chart.title, "arithmetic intensity (flop/byte)", "GFLOP/s", "roofline", {}, {}};
+        svg += line_axes(axes, x_scale, y_scale, std::set<double>(x_ticks.begin(), x_ticks.end()));
+        for (const auto& roof : roofs) {
+            svg += roof_marks(roof, x_scale, y_scale);
+        }
+        double legend_y = line_top;
+        for (const auto& series : drawn) {
+            svg += roofline_series_marks(series, x_scale, y_scale, legend_y);
+            legend_y += 18;
+        }
+    }
+    for (const auto& note : notes) {
+        svg += text(10, note_y, note, "class=\"note\"");
+        note_y += 18;
+    }
+    return svg + "</svg>\n";
+}
+
 } // namespace duet::cli::chart

@@ -2,7 +2,7 @@
 #include "render/records.hpp"
 
 #include "model/environment.hpp"
-#include "model/peak.hpp"
+#include "model/roofline.hpp"
 #include "model/workloads.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
@@ -102,6 +102,32 @@ json::Value peak_json(const std::optional<Peak>& peak)
     return json::Object{{"value", peak->value}, {"unit", rate_unit(peak->unit)}, {"of", peak->of}};
 }
 
+json::Value optional_json(const std::optional<double>& value)
+{
+    return value ? json::Value(*value) : json::Value();
+}
+
+/// A run's place on the roofline: what its workload declares, the rates, their fractions of the
+/// device's roofs and of its own copy, the bound, the roofs themselves and why any is unknown.
+json::Value roofline_json(const Roofline& line)
+{
+    return json::Object{{"bytes", optional_json(line.bytes)},
+                        {"flops", optional_json(line.flops)},
+                        {"intensity", optional_json(line.intensity)},
+                        {"gbps", optional_json(line.gbps)},
+                        {"gflops", optional_json(line.gflops)},
+                        {"of_peak_bandwidth", optional_json(line.of_peak_bandwidth)},
+                        {"of_peak_flops", optional_json(line.of_peak_flops)},
+                        {"of_d2d_copy", optional_json(line.of_d2d_copy)},
+                        {"bound", line.bound ? json::Value(to_string(*line.bound)) : json::Value()},
+                        {"peak_bandwidth_gbps", optional_json(line.peaks.gbps)},
+                        {"peak_gflops", optional_json(line.peaks.gflops)},
+                        {"peak_gflops_of", line.peaks.flops_of},
+                        {"ridge", optional_json(line.peaks.ridge())},
+                        {"d2d_copy_gbps", optional_json(line.d2d_copy_gbps)},
+                        {"unknown", json::Array(line.peaks.unknown.begin(), line.peaks.unknown.end())}};
+}
+
 } // namespace
 
 json::Value run_json(const Run& run, std::span<const DeviceProperties* const> devices)
@@ -126,8 +152,7 @@ json::Value run_json(const Run& run, std::span<const DeviceProperties* const> de
     }
     // The base of the devices is compared by the others; its baseline is none.
     const bool device_compared = run.device.compared();
-    const std::optional<Peak> peak = peak_of(run, devices);
-    const std::optional<double> fraction = fraction_of_peak(run, peak);
+    const Roofline line = roofline_of(run, devices);
     return json::Object{
         {"workload", run.job.info.name},
         {"variant", run.job.variant},
@@ -153,9 +178,10 @@ json::Value run_json(const Run& run, std::span<const DeviceProperties* const> de
         {"reference_ms", measured(m.reference_ms)},
         {"rate", measured(m.rate())},
         {"rate_unit", rate_unit(m.unit)},
-        {"work", measured(m.work)},
-        {"peak", peak_json(peak)},
-        {"fraction_of_peak", fraction ? json::Value(*fraction) : json::Value()},
+        {"work", measured(m.work())},
+        {"peak", peak_json(line.peak(m.unit))},
+        {"fraction_of_peak", optional_json(line.of_peak(m.unit))},
+        {"roofline", roofline_json(line)},
         {"max_error", m.verified ? measured(m.max_error) : json::Value()},
         {"tolerance", measured(m.tolerance)},
         {"tolerance_reason", m.tolerance_reason},

@@ -21,7 +21,7 @@ json::Value timing_json(const workload::Timing& timing, bool in_turns = false);
 /// histogram of ULP distances.
 json::Value agreement_json(const workload::Agreement& agreement);
 /// `devices`: every device of the record, among which a device without peak figures finds its CUDA
-/// twin's (peak_of).
+/// twin's (roofline_of).
 json::Value run_json(const Run& run, std::span<const DeviceProperties* const> devices = {});
 json::Value pair_json(const ApiPair& pair);
 /// total, checked, ok, wrong, unsupported, failed.

@@ -2,12 +2,13 @@
 #include "render/report.hpp"
 
 #include "model/environment.hpp"
-#include "model/peak.hpp"
+#include "model/roofline.hpp"
 #include "model/workloads.hpp"
 #include "render/chart.hpp"
 #include "render/describe.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
+#include "render/roofline.hpp"
 #include "render/table.hpp"
 
 #include <algorithm>
@@ -296,7 +297,34 @@ std::string extras_table(std::span<const Run> runs)
     return "<p>" + escape(runs.front().job.info.name) + "'s own figures:</p>\n" + html_table(headers, extras);
 }
 
-std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours)
+/// The runs' roofline: the chart, a row of figures per measured run, and why any is unknown.
+std::string roofline_section(std::span<const Run> runs, std::span<const DeviceProperties* const> devices)
+{
+    std::vector<Roofline> lines;
+    std::vector<std::vector<Cell>> rows;
+    for (const auto& run : runs) {
+        lines.push_back(roofline_of(run, devices));
+        if (run.measured()) {
+            std::vector<Cell> row;
+            for (auto& text : roofline_cells(run, lines.back())) {
+                row.push_back({std::move(text), row.size() < 3 ? "" : "number"});
+            }
+            rows.push_back(std::move(row));
+        }
+    }
+    if (rows.empty()) {
+        return "";
+    }
+    return chart::roofline(roofline_chart(runs, lines)) + html_table(roofline_headers(), rows) +
+           "<p class=\"note\">Roofline: the workload's declared flops and compulsory bytes (each array once, not "
+           "cache hits) over the rate's time; each rate as a share of the device's peak (memory bandwidth from its "
+           "memory clock and bus, the FMA rate of the output's precision from its SMs and clock) and of a "
+           "device-to-device copy measured in the same run, where the workload measures one; the bound is the roof "
+           "below the kernel's intensity, left of the ridge the memory's.</p>\n";
+}
+
+std::string compare_workload_section(std::span<const Run> runs, const std::map<std::string, std::string>& colours,
+                                     std::span<const DeviceProperties* const> devices)
 {
     const auto& info = runs.front().job.info;
     std::string html = "<h2>" + escape(info.name) + "</h2>\n<p>" + escape(info.description) +
@@ -319,7 +347,7 @@ std::string compare_workload_section(std::span<const Run> runs, const std::map<s
                     [](const Run& run) { return run.measured() && phases_overlap(run.measurement); })) {
         html += "<p class=\"note\">" + escape(overlap_note) + "</p>\n";
     }
-    return html + extras_table(runs);
+    return html + extras_table(runs) + roofline_section(runs, devices);
 }
 
 /// How a run came out, in the summary's words.
@@ -367,7 +395,7 @@ std::string summary_section(const Comparison& comparison)
             }
         }
         if (run.measured()) {
-            const std::optional<double> fraction = fraction_of_peak(run, peak_of(run, devices));
+            const std::optional<double> fraction = roofline_of(run, devices).of_peak(run.measurement.unit);
             text += "\nof peak " + (fraction ? format::percent(*fraction) : std::string("-"));
         }
         const auto column =
@@ -435,13 +463,14 @@ std::string compare_report(const Comparison& comparison)
     out << summary_section(comparison);
     out << backends_section();
     const auto colours = colours_of(comparison.runs);
+    const auto devices = device_properties_of(comparison.runs);
     for (std::size_t first = 0; first < comparison.runs.size();) {
         std::size_t end = first;
         while (end < comparison.runs.size() &&
                comparison.runs[end].job.info.name == comparison.runs[first].job.info.name) {
             ++end;
         }
-        out << compare_workload_section(std::span(comparison.runs).subspan(first, end - first), colours);
+        out << compare_workload_section(std::span(comparison.runs).subspan(first, end - first), colours, devices);
         first = end;
     }
     out << pairs_section(comparison.pairs);

@@ -2,10 +2,11 @@
 #include "render/tables.hpp"
 
 #include "model/environment.hpp"
-#include "model/peak.hpp"
+#include "model/roofline.hpp"
 #include "model/statistics.hpp"
 #include "model/workloads.hpp"
 #include "render/format.hpp"
+#include "render/roofline.hpp"
 #include "render/table.hpp"
 
 #include <algorithm>
@@ -75,7 +76,7 @@ void print_runs_table(std::span<const Run> runs, std::span<const DevicePropertie
             continue;
         }
         const std::string rate = format::rate(m.rate()) + (rate_unit(m.unit) == unit ? "" : " " + rate_unit(m.unit));
-        const std::optional<double> of_peak = fraction_of_peak(run, peak_of(run, devices));
+        const std::optional<double> of_peak = roofline_of(run, devices).of_peak(m.unit);
         cells.insert(cells.end(), {std::to_string(m.samples.size()), format::milliseconds(m.h2d_ms),
                                    format::milliseconds(m.kernel_ms, m.summary(Phase::kernel))});
         if (exchanges) {
@@ -119,6 +120,35 @@ void print_extras_table(const std::string& workload, std::span<const Run> runs)
     extras.print(std::cout);
 }
 
+/// Each run's place on the roofline, below its table, and why any figure is unknown.
+void print_roofline_table(const std::string& workload, std::span<const Run> runs,
+                          std::span<const DeviceProperties* const> devices)
+{
+    if (std::none_of(runs.begin(), runs.end(), [](const Run& run) { return run.measured(); })) {
+        return;
+    }
+    std::vector<Roofline> lines;
+    for (const auto& run : runs) {
+        lines.push_back(roofline_of(run, devices));
+    }
+    std::cout << "\n  " << workload << "'s roofline\n";
+    std::vector<Table::Column> columns;
+    for (const auto& heading : roofline_headers()) {
+        columns.push_back({heading, columns.size() < 3 ? Table::Align::left : Table::Align::right});
+    }
+    columns.back().align = Table::Align::left;
+    Table table(std::move(columns));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (runs[i].measured()) {
+            table.add_row(roofline_cells(runs[i], lines[i]));
+        }
+    }
+    table.print(std::cout);
+    for (const auto& note : roofline_notes(runs, lines)) {
+        std::cout << "  " << note << "\n";
+    }
+}
+
 } // namespace
 
 void print_workload_table(const std::vector<Run>& runs, std::size_t first)
@@ -126,8 +156,10 @@ void print_workload_table(const std::vector<Run>& runs, std::size_t first)
     const auto& info = runs[first].job.info;
     const std::span<const Run> workload_runs = std::span(runs).subspan(first);
     std::cout << "\n" << info.name << "  " << describe_settings(info, runs[first].job.settings.values()) << "\n";
-    print_runs_table(workload_runs, device_properties_of(runs));
+    const auto devices = device_properties_of(runs);
+    print_runs_table(workload_runs, devices);
     print_extras_table(info.name, workload_runs);
+    print_roofline_table(info.name, workload_runs, devices);
     // A distributed run's exchanges between its ranks, and the path each took.
     for (const auto& run : workload_runs) {
         if (!run.measurement.exchanges.empty()) {

@@ -72,7 +72,13 @@ Spec spec()
         };
     };
     spec.reference = reference;
-    spec.work = [](const Settings& settings) { return 2.0 * points(settings) * sizeof(float); };
+    // Each point read and written once (the neighbours' reads hit the cache); off the edge, three
+    // adds of the neighbours, 4u, the subtraction, the multiply by alpha and the add of u.
+    spec.bytes = [](const Settings& settings) { return 2.0 * points(settings) * sizeof(float); };
+    spec.flops = [](const Settings& settings) {
+        const auto inner = [](std::size_t extent) { return extent > 2 ? static_cast<double>(extent - 2) : 0.0; };
+        return 7.0 * inner(width(settings)) * inner(height(settings));
+    };
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) {
         return Tolerance{1e-5, "six roundings of sums below 16 in magnitude; a device may fuse the multiply-add"};

@@ -827,8 +827,11 @@ Manifest read_manifest(const fs::path& path)
                                         scalar.formula("value", names), scalar.place()});
         }
     }
-    const Table launch = root.table("launch", {"grid", "block", "domain", "args", "local_memory"});
+    const Table launch = root.table("launch", {"grid", "block", "domain", "args", "local_memory", "flops"});
     manifest.launch = read_launch(launch, names);
+    if (launch.get("flops") != nullptr) {
+        manifest.flops = launch.formula("flops", names);
+    }
     if (manifest.launch.args.empty() && (!manifest.cuda.args || !manifest.opencl.args)) {
         launch.required_at("args");
     }

@@ -36,6 +36,7 @@ struct Plan {
     std::size_t local_bytes = 0;
     std::vector<std::array<std::byte, 8>> scalars; ///< each scalar's value, as the kernel takes it
     std::size_t launches = 1;
+    std::optional<double> flops; ///< of one launch (launch.flops), where the manifest says
     /// Every work-item the launch runs (grid × block in each dimension), domain or not: how long
     /// a C reference's host copies must be (reference_copy_elements).
     std::size_t work_items = 0;
@@ -214,6 +215,13 @@ Plan make_plan(const Manifest& manifest, const Settings& settings)
                                           " (a second at a microsecond a launch), since a pass is timed and repeated");
     }
     plan.launches = static_cast<std::size_t>(launches);
+    if (manifest.flops) {
+        plan.flops = manifest.flops->real(plan.values);
+        if (!std::isfinite(*plan.flops) || *plan.flops < 0) {
+            fail(manifest.flops->place,
+                 "is " + to_string(Number(*plan.flops)) + ": a count of operations must be finite and not negative");
+        }
+    }
     // The defines are evaluated here, before anything is built or launched, so that one that
     // divides by zero for these settings names its line.
     for (const KernelSource* source :
@@ -520,7 +528,7 @@ double tolerance_of(const BufferDecl& buffer)
 
 /// Bytes moved per pass, as a bandwidth-bound kernel moves them: each buffer the launch takes
 /// once per launch, an output that starts with values (updated in place) twice.
-double work(const Manifest& manifest, const Plan& plan)
+double bytes_moved(const Manifest& manifest, const Plan& plan)
 {
     double bytes = 0;
     const auto args = manifest.cuda.args.value_or(manifest.launch.args);
@@ -635,7 +643,15 @@ Spec port_spec(const std::shared_ptr<const Manifest>& manifest)
         }
         return prepared;
     };
-    spec.work = [manifest](const Settings& settings) { return work(*manifest, make_plan(*manifest, settings)); };
+    spec.bytes = [manifest](const Settings& settings) {
+        return bytes_moved(*manifest, make_plan(*manifest, settings));
+    };
+    if (manifest->flops) {
+        spec.flops = [manifest](const Settings& settings) {
+            const Plan plan = make_plan(*manifest, settings);
+            return *plan.flops * static_cast<double>(plan.launches);
+        };
+    }
     spec.unit = Measurement::Unit::bytes;
     // The run's tolerance before the outputs are judged, each against its own: the loosest.
     spec.tolerance = [manifest](const Settings&) {

@@ -116,6 +116,8 @@ struct Manifest {
     std::vector<ScalarDecl> scalars;
     LaunchDecl launch;
     Formula launches; ///< per pass
+    /// Floating-point operations one launch performs (launch.flops); unknown where not given.
+    std::optional<Formula> flops;
     std::optional<std::pair<std::string, std::string>> swap;
     Reference reference;
 };

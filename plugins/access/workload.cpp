@@ -140,7 +140,8 @@ Spec spec()
         reference(pattern(settings), arrays.in("in"), arrays.in<std::uint32_t>("index"), arrays.out("out"),
                   stride(settings));
     };
-    spec.work = bytes_moved;
+    spec.bytes = bytes_moved;
+    spec.flops = [](const Settings&) { return 0.0; }; // a gather: loads and stores, no arithmetic
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) {
         return Tolerance{0, "each output is a copy of one input float: any difference is a wrong read"};

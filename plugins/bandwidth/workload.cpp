@@ -72,7 +72,7 @@ void finish(Finish& f, const Transfers& transfers)
     const std::size_t bytes = byte_count(f.settings);
     // Each leg moves the bytes once; a device-to-device copy reads every byte and writes it again,
     // as CUDA's bandwidthTest counts it.
-    result.work *= static_cast<double>(transfers.legs()) * (f.variant == "device" ? 2 : 1);
+    result.bytes = *result.bytes * static_cast<double>(transfers.legs()) * (f.variant == "device" ? 2 : 1);
     if (f.expected != nullptr) {
         f.set_error(max_difference(result.output.as<std::uint8_t>(), f.expected->as<std::uint8_t>()));
     }
@@ -130,7 +130,8 @@ Spec spec()
         prepared.finish = [transfers](Finish& f) { finish(f, *transfers); };
         return prepared;
     };
-    spec.work = [](const Settings& settings) { return static_cast<double>(byte_count(settings)); };
+    spec.bytes = [](const Settings& settings) { return static_cast<double>(byte_count(settings)); };
+    spec.flops = [](const Settings&) { return 0.0; }; // copies: no arithmetic
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy delivers every byte exactly as sent"}; };
     return spec;

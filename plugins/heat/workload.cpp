@@ -83,8 +83,15 @@ Spec spec()
     };
     spec.extra_host_bytes = [](const Settings& settings) { return points(settings) * sizeof(float); };
     // Each step reads and writes every point once; the neighbours' reads are served by the cache.
-    spec.work = [](const Settings& settings) {
+    spec.bytes = [](const Settings& settings) {
         return 2.0 * points(settings) * sizeof(float) * count(settings, "steps");
+    };
+    // Each step, at each point off the edge: three adds of the neighbours, 4·C, the subtraction and
+    // the fma (two). The edge is copied.
+    spec.flops = [](const Settings& settings) {
+        const auto inner = [](std::size_t extent) { return extent > 2 ? static_cast<double>(extent - 2) : 0.0; };
+        return 7.0 * inner(count(settings, "rows")) * inner(count(settings, "cols")) *
+               static_cast<double>(count(settings, "steps"));
     };
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) {

@@ -81,7 +81,12 @@ template <class T> Prepared prepare(const Device& device, const Settings& settin
         require_solved(convergence, eps, finish.queue.device().backend());
         Measurement& result = finish.result;
         const auto iterations = static_cast<double>(convergence.iterations);
-        result.work = static_cast<double>(matrix_bytes<T>(n)) * iterations;
+        // Each iteration streams A once and does a multiply-add per element of it, and per row the
+        // subtraction from f, the division by the diagonal, the update and its delta; the vectors'
+        // traffic is O(n) beside A's n².
+        const auto size = static_cast<double>(n);
+        result.bytes = static_cast<double>(matrix_bytes<T>(n)) * iterations;
+        result.flops = (2 * size * size + 4 * size) * iterations;
         result.extras.emplace_back("ms_per_iteration", result.kernel_ms / iterations);
         result.extras.emplace_back("max_error_vs_exact",
                                    max_distance<T>(result.output.as<T>(), state->system.solution));

@@ -68,9 +68,11 @@ Spec spec()
                 launcher->run_2d(queue, a, b, c, block);
             }
         };
-        // A and B read and C written, once each; the padding is neither. The variant's volume.
+        // A and B read and C written, once each, and one add per element; the padding is neither.
+        // The variant's volume.
         prepared.finish = [count = volume(settings, variant).count()](Finish& finish) {
-            finish.result.work = 3.0 * static_cast<double>(count) * sizeof(float);
+            finish.result.bytes = 3.0 * static_cast<double>(count) * sizeof(float);
+            finish.result.flops = static_cast<double>(count);
         };
         return prepared;
     };

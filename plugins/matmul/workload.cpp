@@ -64,7 +64,7 @@ void finish(Finish& f, Batch& batch, const BatchCheck& check)
                                                    {"forkjoin_over_sequential", total / medians[0]},
                                                    {"forkjoin_over_overlapped", total / medians[1]}});
     }
-    result.extras.emplace_back("total_gflops", result.work / (total * 1e-3) / 1e9);
+    result.extras.emplace_back("total_gflops", result.work() / (total * 1e-3) / 1e9);
     if (f.expected == nullptr) {
         return;
     }
@@ -127,7 +127,15 @@ Spec spec()
         prepared.finish = [batch, check](Finish& f) { finish(f, *batch, *check); };
         return prepared;
     };
-    spec.work = [](const Settings& s) { return 2.0 * shape_of(s).m * shape_of(s).n * shape_of(s).k * products(s); };
+    // A multiply-add per term of each of the m·n dot products of length k; A and B read and C
+    // written once each (compulsory: a tile's reuse from shared memory or cache is not counted).
+    spec.flops = [](const Settings& s) { return 2.0 * shape_of(s).m * shape_of(s).n * shape_of(s).k * products(s); };
+    spec.bytes = [](const Settings& s) {
+        const Shape shape = shape_of(s);
+        const double elements = static_cast<double>(shape.m) * shape.k + static_cast<double>(shape.k) * shape.n +
+                                static_cast<double>(shape.m) * shape.n;
+        return elements * sizeof(float) * static_cast<double>(products(s));
+    };
     spec.unit = Measurement::Unit::flops;
     spec.tolerance = [](const Settings& settings) {
         const Shape shape = shape_of(settings);

@@ -98,7 +98,10 @@ Spec spec()
     spec.reference = [](const Settings& settings, const HostArrays& arrays) {
         arrays.out("result")[0] = reference(operation(settings), arrays.in("in"));
     };
-    spec.work = bytes_read;
+    spec.bytes = bytes_read;
+    // n values folded to one: n - 1 adds, or for the max n - 1 comparisons, each a floating-point
+    // instruction (the folds of the identity the kernels start from are not counted).
+    spec.flops = [](const Settings& settings) { return static_cast<double>(n(settings) - 1); };
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings& settings) {
         if (operation(settings) == Operation::max) {

@@ -31,6 +31,13 @@ double bytes_moved(const Settings& settings)
     return 2.0 * n(settings) * sizeof(float);
 }
 
+/// Each output off the edge: 2·radius adds over its window and one division; the edge is copied.
+double flops(const Settings& settings)
+{
+    const auto window = static_cast<std::size_t>(2 * settings.integer("radius"));
+    return n(settings) > window ? static_cast<double>(n(settings) - window) * static_cast<double>(window + 1) : 0.0;
+}
+
 Spec spec()
 {
     Spec spec;
@@ -90,7 +97,8 @@ Spec spec()
     spec.reference = [](const Settings& settings, const HostArrays& arrays) {
         reference(arrays.in("in"), arrays.out("out"), static_cast<std::size_t>(settings.integer("radius")));
     };
-    spec.work = bytes_moved;
+    spec.bytes = bytes_moved;
+    spec.flops = flops;
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) { return Tolerance{tolerance, tolerance_reason}; };
     // The benchmark's yardstick: the kernel's best bandwidth against a device-to-device copy of

@@ -39,7 +39,9 @@ Spec spec()
     spec.reference = [](const Settings&, const HostArrays& arrays) {
         reference(arrays.in("a"), arrays.in("b"), arrays.out("c"));
     };
-    spec.work = [](const Settings& settings) { return 3.0 * n(settings) * sizeof(float); };
+    // Per element a and b read and c written, and one add.
+    spec.bytes = [](const Settings& settings) { return 3.0 * n(settings) * sizeof(float); };
+    spec.flops = [](const Settings& settings) { return static_cast<double>(n(settings)); };
     spec.unit = Measurement::Unit::bytes;
     spec.tolerance = [](const Settings&) { return Tolerance{0, "one IEEE add per element is exact on every device"}; };
     return spec;

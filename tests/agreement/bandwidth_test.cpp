@@ -45,7 +45,8 @@ TEST_P(BandwidthWorkload, BothDirectionsReportEachAndTheirSum)
     EXPECT_GT(result.h2d_ms, 0.0);
     EXPECT_GT(result.d2h_ms, 0.0);
     EXPECT_DOUBLE_EQ(extras["sum_gbps"], extras["h2d_gbps"] + extras["d2h_gbps"]);
-    EXPECT_EQ(result.work, 2.0 * 1048579);
+    EXPECT_EQ(result.bytes, 2.0 * 1048579);
+    EXPECT_EQ(result.flops, 0.0);
 }
 
 TEST_P(BandwidthWorkload, KindsTheBackendLacksAreRefusedNotReplaced)

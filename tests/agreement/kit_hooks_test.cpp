@@ -56,7 +56,7 @@ Spec typed_copy_spec()
             std::ranges::copy(arrays.in("x"), arrays.out("y").begin());
         }
     };
-    spec.work = [](const Settings& settings) { return 2.0 * static_cast<double>(size_of(settings, "whole")); };
+    spec.bytes = [](const Settings& settings) { return 2.0 * static_cast<double>(size_of(settings, "whole")); };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy is exact"}; };
     return spec;
 }

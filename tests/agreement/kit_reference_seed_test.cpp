@@ -37,7 +37,7 @@ TEST_P(KitReferenceSeed, IsTheRunsOwnWhichTheInputsWereDrawnFrom)
             };
             return prepared;
         };
-        spec.work = [](const Settings&) { return 12.0 * elements; };
+        spec.bytes = [](const Settings&) { return 12.0 * elements; };
         spec.tolerance = [](const Settings&) { return Tolerance{0, "exact"}; };
         const SpecWorkload workload(spec);
         const Measurement result =

@@ -44,7 +44,7 @@ Spec vector_add_spec(std::function<void(Queue&, const DeviceBuffers&, std::size_
     spec.reference = [](const Settings&, const HostArrays& arrays) {
         vector_add::reference(arrays.in("a"), arrays.in("b"), arrays.out("c"));
     };
-    spec.work = [](const Settings& settings) { return 12.0 * static_cast<double>(size_n(settings)); };
+    spec.bytes = [](const Settings& settings) { return 12.0 * static_cast<double>(size_n(settings)); };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "exact"}; };
     return spec;
 }
@@ -152,7 +152,7 @@ template <class T> Spec copy_spec()
     spec.reference = [](const Settings&, const HostArrays& arrays) {
         std::ranges::copy(arrays.in<T>("x"), arrays.out<T>("y").begin());
     };
-    spec.work = [](const Settings& settings) { return 2.0 * sizeof(T) * static_cast<double>(size_n(settings)); };
+    spec.bytes = [](const Settings& settings) { return 2.0 * sizeof(T) * static_cast<double>(size_n(settings)); };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy is exact"}; };
     return spec;
 }

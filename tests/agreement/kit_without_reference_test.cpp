@@ -38,7 +38,7 @@ Spec unreferenced_copy(bool writes)
             }
         };
     };
-    spec.work = [](const Settings& settings) { return 8.0 * static_cast<double>(size_n(settings)); };
+    spec.bytes = [](const Settings& settings) { return 8.0 * static_cast<double>(size_n(settings)); };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "exact"}; };
     return spec;
 }

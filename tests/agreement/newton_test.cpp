@@ -134,7 +134,9 @@ TEST_P(NewtonWorkload, TheFiguresAndTheToleranceSayWhereTheyComeFrom)
         }
         EXPECT_EQ(names, expected);
         auto figure = figures(result);
-        EXPECT_EQ(m.work, 2 * newton::nonzeros(100) * (figure["outer_iterations"] + figure["inner_iterations"]));
+        const double products = figure["outer_iterations"] + figure["inner_iterations"];
+        EXPECT_EQ(m.flops, 2 * newton::nonzeros(100) * products);
+        EXPECT_EQ(m.bytes, sizeof(double) * newton::nonzeros(100) * (2 * figure["outer_iterations"] + products));
         double largest = 0;
         for (const double x : m.output.as<double>()) {
             largest = std::max(largest, std::fabs(x));

@@ -48,7 +48,7 @@ Spec spec_of(std::vector<BufferSpec> buffers, Launch launch)
             }
         }
     };
-    spec.work = [](const Settings&) { return 1.0; };
+    spec.bytes = [](const Settings&) { return 1.0; };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy is exact"}; };
     return spec;
 }

@@ -39,7 +39,7 @@ template <class T> Spec copy_spec(std::function<void(Queue&, const DeviceBuffers
     spec.reference = [](const Settings&, const HostArrays& arrays) {
         std::ranges::copy(arrays.in<T>("x"), arrays.out<T>("y").begin());
     };
-    spec.work = [](const Settings& settings) { return 2.0 * sizeof(T) * static_cast<double>(size_n(settings)); };
+    spec.bytes = [](const Settings& settings) { return 2.0 * sizeof(T) * static_cast<double>(size_n(settings)); };
     spec.tolerance = [](const Settings&) { return Tolerance{0, "a copy is exact"}; };
     return spec;
 }

@@ -67,7 +67,7 @@ TEST(ManifestCli, AnExpressionNestedPastTheParsersStackCrashesNoCommand)
     for (const auto* command : {"list", "doctor"}) {
         const auto result = run_to_the_end({command}, on_path);
         EXPECT_THAT(result.err + result.out,
-                    HasSubstr("saxpy.duet.toml:37: repeat.count: an expression of 40001 characters; the limit is 4096"))
+                    HasSubstr("saxpy.duet.toml:38: repeat.count: an expression of 40001 characters; the limit is 4096"))
             << command;
     }
     // The other workloads still run.

@@ -637,11 +637,11 @@ std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double 
 void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::size_t(const Settings&)> copy_bytes,
                             std::function<std::uint64_t(const Settings&)> other_bytes)
 {
-    spec.figures = [work = spec.work, source = std::move(source),
+    spec.figures = [bytes = spec.bytes, source = std::move(source),
                     copy_bytes](Queue& queue, DeviceBuffers& buffers, const Launch& launch, const Settings& settings,
                                 const std::string&) -> Report {
         return copy_yardstick(
-            queue, work(settings), [&] { launch(queue, buffers); }, buffers.get(source).raw(), copy_bytes(settings));
+            queue, bytes(settings), [&] { launch(queue, buffers); }, buffers.get(source).raw(), copy_bytes(settings));
     };
     spec.figures_device_bytes = [copy_bytes](const Settings& settings) { return std::uint64_t{copy_bytes(settings)}; };
     if (other_bytes) {
@@ -1581,7 +1581,12 @@ Measurement SpecWorkload::run(const RunRequest& request, const Prepared& prepare
     result.samples = repeat(
         request.timing, [&] { return runner.pass(queue, prepared.schedule, false, &report); }, runner.agreed_ms());
     result.set_medians();
-    result.work = spec_.work ? spec_.work(request.settings) : 0;
+    if (spec_.bytes) {
+        result.bytes = spec_.bytes(request.settings);
+    }
+    if (spec_.flops) {
+        result.flops = spec_.flops(request.settings);
+    }
     result.unit = spec_.unit;
     const Tolerance tolerance = spec_.tolerance(request.settings);
     result.tolerance = tolerance.value;

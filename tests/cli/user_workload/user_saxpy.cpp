@@ -69,7 +69,8 @@ public:
         sample.total_ms = duet::elapsed_ms(start, copied_out);
         result.samples = {sample}; // one pass: a plugin may ignore request.timing
         result.set_medians();
-        result.work = 3.0 * n * sizeof(float);
+        result.bytes = 3.0 * n * sizeof(float); // x and y read, y written
+        result.flops = 2.0 * n;                 // a multiply and an add each
         // |a·x| < 200 here: two roundings (or one, fused) stay below 2^-23 of it, relative to max(|y|, 1).
         result.tolerance = 200 * std::ldexp(1.0, -22);
         result.tolerance_reason = "a multiply and an add, fused or not: up to two roundings of |a*x| < 200";

@@ -66,7 +66,7 @@ Spec spec()
             c[i] = a[i] + b[i];
         }
     };
-    spec.work = [](const duet::Settings& settings) { return 3.0 * static_cast<double>(n(settings)) * sizeof(float); };
+    spec.bytes = [](const duet::Settings& settings) { return 3.0 * static_cast<double>(n(settings)) * sizeof(float); };
     spec.tolerance = [](const duet::Settings&) { return Tolerance{0, "one IEEE add per element is exact"}; };
     return spec;
 }

@@ -171,9 +171,13 @@ struct Measurement {
     double d2h_ms = 0;
     double total_ms = 0;
     double reference_ms = 0; ///< the CPU reference, host clock; 0 when not verified
-    /// What the kernel phase accomplishes, for the rate column: bytes moved (GB/s) or floating
-    /// point operations (GFLOP/s).
-    double work = 0;
+    /// What the kernel phase does, for the rate and the roofline: the bytes it must move to and
+    /// from device memory (compulsory traffic, each array once: not cache hits, nor the rest of a
+    /// sector a scattered read fetches) and the floating-point operations it performs (an FMA is
+    /// two); nullopt where the workload does not say. 0 flops is a count: a copy does none.
+    std::optional<double> bytes;
+    std::optional<double> flops;
+    /// Which of the two the rate column is in: GB/s or GFLOP/s.
     enum class Unit { bytes, flops } unit = Unit::bytes;
     bool verified = false; ///< the reference ran and max_error was computed
     double max_error = 0;  ///< largest |device - reference|, relative (absolute below 1)
@@ -199,12 +203,16 @@ struct Measurement {
 
     /// Within the tolerance of the reference, and no element left unwritten.
     bool matches_reference() const { return verified && max_error <= tolerance && writes.unwritten == 0; }
-    /// GB/s or GFLOP/s over rate_ms, or else the kernel phase.
-    double rate() const
+    /// What the rate is of: the bytes or the flops, as `unit` says; 0 where not declared.
+    double work() const { return (unit == Unit::bytes ? bytes : flops).value_or(0); }
+    /// `amount` per second over rate_ms, or else the kernel phase, in billions (GB/s, GFLOP/s).
+    double per_second(double amount) const
     {
         const double ms = rate_ms > 0 ? rate_ms : kernel_ms;
-        return ms > 0 ? work / (ms * 1e-3) / 1e9 : 0;
+        return ms > 0 ? amount / (ms * 1e-3) / 1e9 : 0;
     }
+    /// GB/s or GFLOP/s over rate_ms, or else the kernel phase.
+    double rate() const { return per_second(work()); }
 };
 
 /// The memory one run holds at its peak, computed from the settings alone, so that a run that

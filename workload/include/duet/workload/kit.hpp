@@ -323,10 +323,13 @@ struct Spec {
     /// Where info.has_reference is false there is none: the outputs are compared across devices
     /// only (Measurement::verified stays false), and the check pass still judges what was written.
     std::function<void(const Settings& settings, const HostArrays& arrays)> reference;
-    /// What one launch accomplishes, for the rate: bytes moved or floating-point operations. It
-    /// may be left out where the prepared run's finish sets it (it depends on the variant, or on
-    /// the run: a solve's iterations).
-    std::function<double(const Settings& settings)> work;
+    /// What one launch does (Measurement::bytes and flops): the bytes it must move to and from
+    /// device memory and the floating-point operations it performs. Either may be left out where
+    /// the prepared run's finish sets it (it depends on the variant, or on the run: a solve's
+    /// iterations), or where it is not known (then it stays unknown).
+    std::function<double(const Settings& settings)> bytes;
+    std::function<double(const Settings& settings)> flops;
+    /// Which of the two the rate is in.
     Measurement::Unit unit = Measurement::Unit::bytes;
     std::function<Tolerance(const Settings& settings)> tolerance;
     Figures figures; ///< optional
@@ -492,7 +495,7 @@ std::vector<std::pair<std::string, double>> copy_yardstick(Queue& queue, double 
                                                            const std::function<void()>& kernel, const RawBuffer& source,
                                                            std::size_t copy_bytes);
 
-/// A Spec's figures as copy_yardstick's, the kernel's bytes from spec.work (set it first) and the
+/// A Spec's figures as copy_yardstick's, the kernel's bytes from spec.bytes (set it first) and the
 /// copy `copy_bytes` of the buffer named `source`; the copy's destination counted in the spec's
 /// extra_device_bytes, with `other_bytes` beside it where given (a reduction's scratch).
 void copy_yardstick_figures(Spec& spec, std::string source, std::function<std::size_t(const Settings&)> copy_bytes,
@@ -552,7 +555,7 @@ public:
     DeviceBuffers& buffers; ///< as the last pass left them
     const Settings& settings;
     const std::string& variant;
-    Measurement& result;  ///< medians, output, extras (add to them), work (may be set)
+    Measurement& result;  ///< medians, output, extras (add to them), bytes and flops (may be set)
     const Report& report; ///< the last timed pass's launch report
     /// The reference's outputs, end to end; null where it did not run. A hook may fill what a
     /// sampled reference left (the result's own values there).

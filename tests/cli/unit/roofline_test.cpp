@@ -1,0 +1,200 @@
+// The roofline from known numbers: an H100 SXM's roofs from its properties (132 SMs at 1755 MHz,
+// compute capability 9.0, HBM3 at 2619 MHz over 5120 bits), a kernel's intensity, rates and their
+// fractions, the bound either side of the ridge, unknown peaks leaving the fractions unknown with
+// the reason, and the chart drawing the roofs and a kernel's CUDA and OpenCL points joined.
+#include "model/roofline.hpp"
+#include "render/chart.hpp"
+#include "render/format.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace duet::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+DeviceProperties h100()
+{
+    DeviceProperties device;
+    device.name = "NVIDIA H100 80GB HBM3";
+    device.platform = "CUDA";
+    device.type = DeviceType::gpu;
+    device.compute_units = 132;
+    device.clock_mhz = 1755;
+    device.compute_capability_major = 9;
+    device.compute_capability_minor = 0;
+    device.memory_clock_mhz = 2619;
+    device.memory_bus_width_bits = 5120;
+    device.pci_bus_id = "0000:1b:00.0";
+    return device;
+}
+
+// 2 × 2619 MHz × 5120 bits / 8 bytes; 132 SMs × 128 FP32 lanes × 2 flops × 1755 MHz.
+constexpr double h100_gbps = 3352.32;
+constexpr double h100_fp32_gflops = 59304.96;
+
+/// A measurement of `bytes` and `flops` whose kernel phase took `ms`.
+Measurement measured(std::optional<double> bytes, std::optional<double> flops, double ms)
+{
+    Measurement m;
+    m.bytes = bytes;
+    m.flops = flops;
+    m.kernel_ms = ms;
+    return m;
+}
+
+TEST(Roofline, H100RoofsAndRidge)
+{
+    const DevicePeaks peaks = device_peaks(h100(), false);
+    ASSERT_TRUE(peaks.gbps && peaks.gflops);
+    EXPECT_NEAR(*peaks.gbps, h100_gbps, 1e-6);
+    EXPECT_NEAR(*peaks.gflops, h100_fp32_gflops, 1e-6);
+    EXPECT_EQ(peaks.flops_of, "FP32 FMA rate");
+    EXPECT_TRUE(peaks.unknown.empty());
+    ASSERT_TRUE(peaks.ridge());
+    EXPECT_NEAR(*peaks.ridge(), h100_fp32_gflops / h100_gbps, 1e-9); // about 17.7 flop/byte
+    const DevicePeaks fp64 = device_peaks(h100(), true);
+    EXPECT_NEAR(*fp64.gflops, h100_fp32_gflops / 2, 1e-6);
+    EXPECT_EQ(fp64.flops_of, "FP64 FMA rate");
+}
+
+TEST(Roofline, IntensityRatesAndFractionsFromKnownNumbers)
+{
+    // vector_add over 1e9 floats in 10 ms: 12 GB and 1 GFLOP.
+    Measurement m = measured(12e9, 1e9, 10);
+    m.extras.emplace_back("d2d_copy_gbps", 2400.0);
+    const Roofline line = roofline(m, device_peaks(h100(), false));
+    ASSERT_TRUE(line.intensity && line.gbps && line.gflops);
+    EXPECT_DOUBLE_EQ(*line.intensity, 1.0 / 12);
+    EXPECT_DOUBLE_EQ(*line.gbps, 1200);
+    EXPECT_DOUBLE_EQ(*line.gflops, 100);
+    EXPECT_NEAR(*line.of_peak_bandwidth, 1200 / h100_gbps, 1e-12);
+    EXPECT_NEAR(*line.of_peak_flops, 100 / h100_fp32_gflops, 1e-12);
+    EXPECT_DOUBLE_EQ(*line.d2d_copy_gbps, 2400);
+    EXPECT_DOUBLE_EQ(*line.of_d2d_copy, 0.5);
+    // The table's "of peak" is the fraction in the workload's own unit.
+    EXPECT_EQ(line.of_peak(Measurement::Unit::bytes), line.of_peak_bandwidth);
+    EXPECT_EQ(line.of_peak(Measurement::Unit::flops), line.of_peak_flops);
+    ASSERT_TRUE(line.peak(Measurement::Unit::flops));
+    EXPECT_EQ(line.peak(Measurement::Unit::flops)->of, "FP32 FMA rate");
+    EXPECT_EQ(line.peak(Measurement::Unit::bytes)->of, "memory bandwidth");
+}
+
+TEST(Roofline, RateTimeIsTheMeasuredOperationsWhereTheWorkloadSetsOne)
+{
+    Measurement m = measured(8e9, 0, 10);
+    m.rate_ms = 4; // a copy timed apart from the kernel phase
+    const Roofline line = roofline(m, device_peaks(h100(), false));
+    EXPECT_DOUBLE_EQ(*line.gbps, 2000);
+    EXPECT_DOUBLE_EQ(*line.gflops, 0);
+    EXPECT_DOUBLE_EQ(*line.intensity, 0);
+    EXPECT_EQ(line.bound, Bound::memory);
+    EXPECT_FALSE(line.of_d2d_copy) << "no yardstick in this run";
+}
+
+TEST(Roofline, BoundIsMemoryLeftOfTheRidgeAndComputeRightOfIt)
+{
+    const DevicePeaks peaks = device_peaks(h100(), false);
+    const double ridge = *peaks.ridge();
+    // matmul 4096³: 2·4096³ flops over 3·4096² floats, 683 flop/byte.
+    const double n = 4096;
+    EXPECT_EQ(roofline(measured(3 * n * n * 4, 2 * n * n * n, 10), peaks).bound, Bound::compute);
+    EXPECT_EQ(roofline(measured(1e9, 0.99 * ridge * 1e9, 10), peaks).bound, Bound::memory);
+    EXPECT_EQ(roofline(measured(1e9, 1.01 * ridge * 1e9, 10), peaks).bound, Bound::compute);
+    EXPECT_STREQ(to_string(Bound::memory), "memory");
+    EXPECT_STREQ(to_string(Bound::compute), "compute");
+}
+
+TEST(Roofline, UnknownPeaksLeaveFractionsAndBoundUnknownAndSayWhy)
+{
+    DeviceProperties cpu;
+    cpu.name = "pthread-cpu";
+    cpu.type = DeviceType::cpu;
+    const Roofline line = roofline(measured(12e9, 1e9, 10), device_peaks(cpu, false));
+    EXPECT_TRUE(line.intensity && line.gbps && line.gflops) << "what the run itself gives stays known";
+    EXPECT_FALSE(line.of_peak_bandwidth);
+    EXPECT_FALSE(line.of_peak_flops);
+    EXPECT_FALSE(line.bound);
+    EXPECT_FALSE(line.peak(Measurement::Unit::bytes));
+    ASSERT_EQ(line.peaks.unknown.size(), 2u);
+    EXPECT_THAT(line.peaks.unknown[0], HasSubstr("pthread-cpu reports no memory clock or bus width"));
+    EXPECT_THAT(line.peaks.unknown[1], HasSubstr("pthread-cpu is not a GPU"));
+
+    DeviceProperties unknown_generation = h100();
+    unknown_generation.compute_capability_major = 6;
+    const DevicePeaks peaks = device_peaks(unknown_generation, false);
+    EXPECT_TRUE(peaks.gbps);
+    EXPECT_FALSE(peaks.gflops);
+    EXPECT_FALSE(peaks.ridge());
+    ASSERT_EQ(peaks.unknown.size(), 1u);
+    EXPECT_THAT(peaks.unknown[0], HasSubstr("compute capability 6.0 is not in the architecture table"));
+}
+
+TEST(Roofline, WithoutDeclaredFlopsThereIsNoIntensity)
+{
+    const Roofline line = roofline(measured(12e9, std::nullopt, 10), device_peaks(h100(), false));
+    EXPECT_TRUE(line.gbps);
+    EXPECT_FALSE(line.flops);
+    EXPECT_FALSE(line.intensity);
+    EXPECT_FALSE(line.gflops);
+    EXPECT_FALSE(line.bound);
+}
+
+TEST(Roofline, OpenClViewTakesItsCudaTwinsRoofs)
+{
+    DeviceProperties opencl;
+    opencl.name = "NVIDIA H100 80GB HBM3";
+    opencl.platform = "NVIDIA CUDA";
+    opencl.type = DeviceType::gpu;
+    opencl.compute_units = 132;
+    opencl.pci_bus_id = h100().pci_bus_id;
+    const DeviceProperties cuda = h100();
+    const std::vector<const DeviceProperties*> devices{&opencl, &cuda};
+    const DevicePeaks peaks = device_peaks(opencl, false, devices);
+    EXPECT_NEAR(*peaks.gbps, h100_gbps, 1e-6);
+    EXPECT_NEAR(*peaks.gflops, h100_fp32_gflops, 1e-6);
+    EXPECT_TRUE(peaks.unknown.empty());
+    EXPECT_EQ(device_peaks(opencl, false).unknown.size(), 2u) << "without its twin";
+}
+
+TEST(RooflineChart, DrawsTheRoofTheRidgeAndTheJoinedPoints)
+{
+    const DevicePeaks peaks = device_peaks(h100(), false);
+    chart::RooflineChart roofline_chart{
+        "matmul: roofline",
+        {{"H100 (FP32 FMA rate)", *peaks.gbps, *peaks.gflops, "#666666"}},
+        {{"tiled16 on H100", "#1b9e77", {{"tiled16 CUDA", 10.67, 9000}, {"tiled16 OpenCL", 10.67, 7000}}}},
+        {}};
+    const std::string svg = chart::roofline(roofline_chart);
+    EXPECT_THAT(svg, HasSubstr("<svg"));
+    EXPECT_THAT(svg, HasSubstr("class=\"roof\" data-roof=\"H100 (FP32 FMA rate)\""));
+    EXPECT_THAT(svg, HasSubstr("data-ridge=\"" + format::exact(*peaks.ridge())));
+    EXPECT_THAT(svg, HasSubstr("arithmetic intensity (flop/byte) (log scale)"));
+    EXPECT_THAT(svg, HasSubstr("GFLOP/s (log scale)"));
+    // Both points, labelled, and one line through the two.
+    EXPECT_THAT(svg, HasSubstr("data-label=\"tiled16 CUDA\" data-intensity=\"10.67\" data-value=\"9000\""));
+    EXPECT_THAT(svg, HasSubstr("data-label=\"tiled16 OpenCL\" data-intensity=\"10.67\" data-value=\"7000\""));
+    const auto joined = svg.find("class=\"joined\" points=\"");
+    ASSERT_NE(joined, std::string::npos);
+    const std::string points = svg.substr(joined, svg.find('"', joined + 24) - joined);
+    EXPECT_EQ(std::count(points.begin(), points.end(), ','), 2) << points;
+}
+
+TEST(RooflineChart, SaysWhyThereIsNoRoofAndWhatIsNotDrawn)
+{
+    chart::RooflineChart no_roof{"access: roofline",
+                                 {},
+                                 {{"plain on pthread-cpu", "#1b9e77", {{"plain OpenCL (PoCL)", 0, 0}}}},
+                                 {"no roof for opencl:0: pthread-cpu is not a GPU"}};
+    const std::string svg = chart::roofline(no_roof);
+    EXPECT_THAT(svg, HasSubstr("no roof and no kernel to draw"));
+    EXPECT_THAT(svg, HasSubstr("no roof for opencl:0: pthread-cpu is not a GPU"));
+    EXPECT_THAT(svg, HasSubstr("plain OpenCL (PoCL) (plain on pthread-cpu) is not drawn"));
+    EXPECT_THAT(svg, ::testing::Not(HasSubstr("<circle")));
+}
+
+} // namespace
+} // namespace duet::cli
