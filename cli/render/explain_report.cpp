@@ -24,8 +24,8 @@ std::string paragraph(const std::string& text, const std::string& css_class = ""
 /// "<strong>lead</strong> text": a line whose first words name what it is about.
 std::string labelled(const std::string& lead, const std::string& text, const std::string& css_class = "")
 {
-    return (css_class.empty() ? "<p>" : "<p class=\"" + css_class + "\">") + "<strong>" + escape(lead) +
-           "</strong> " + escape(text) + "</p>\n";
+    return (css_class.empty() ? "<p>" : "<p class=\"" + css_class + "\">") + "<strong>" + escape(lead) + "</strong> " +
+           escape(text) + "</p>\n";
 }
 
 std::string heading(int level, const std::string& id, const std::string& text)
@@ -55,8 +55,7 @@ std::string counts_table(const std::vector<MixGroup>& groups, std::uint64_t tota
     return html_table({"group", "count"}, rows);
 }
 
-std::string resources_table(const ExplainedKernel& kernel, const DeviceProperties& device,
-                            const std::string& backend)
+std::string resources_table(const ExplainedKernel& kernel, const DeviceProperties& device, const std::string& backend)
 {
     const auto& p = kernel.properties;
     std::vector<std::vector<Cell>> rows{
@@ -139,8 +138,8 @@ std::string programs_table(const ExplainedRun& run)
 {
     std::vector<std::vector<Cell>> rows;
     for (const auto& program : run.programs) {
-        const std::string code = program.assembly ? "PTX, " + format::bytes(program.assembly->size())
-                                                  : "none: " + program.assembly_absent;
+        const std::string code =
+            program.assembly ? "PTX, " + format::bytes(program.assembly->size()) : "none: " + program.assembly_absent;
         const std::string sass = program.sass ? program.sass->architecture + " by ptxas " + program.sass->ptxas_version
                                               : "none: " + program.sass_absent;
         rows.push_back({{joined(program.kernels), ""},
@@ -154,8 +153,8 @@ std::string programs_table(const ExplainedRun& run)
 std::string run_section(const ExplainedRun& run, std::size_t index)
 {
     std::string html = heading(2, run_id(index), run_heading(run)) +
-                       paragraph("Settings: " + describe_settings(run.job.info, run.job.settings.values()) +
-                                 "; seed " + std::to_string(run.job.seed));
+                       paragraph("Settings: " + describe_settings(run.job.info, run.job.settings.values()) + "; seed " +
+                                 std::to_string(run.job.seed));
     if (!run.explained()) {
         return html + labelled(to_string(run.status) + ":", run.reason, to_string(run.status));
     }
@@ -197,9 +196,8 @@ std::string contents(const std::vector<ExplainedRun>& runs, const std::vector<Ex
 std::string kernel_report_section(const ExplainedKernel& kernel, const DeviceProperties& device,
                                   const std::string& backend, const std::string& anchor)
 {
-    return heading(3, anchor, kernel_heading(kernel)) +
-           resources_table(kernel, device, backend) + launches_table(kernel) + occupancy_part(kernel) +
-           mixes_part(kernel);
+    return heading(3, anchor, kernel_heading(kernel)) + resources_table(kernel, device, backend) +
+           launches_table(kernel) + occupancy_part(kernel) + mixes_part(kernel);
 }
 
 std::string pair_report_section(const std::vector<KernelTwin>& kernels, const std::vector<ProgramTwin>& programs,
@@ -214,8 +212,9 @@ std::string pair_report_section(const std::vector<KernelTwin>& kernels, const st
         }
         std::vector<std::vector<Cell>> rows;
         const auto row = [&](const std::string& name, std::uint64_t a, std::uint64_t b, const std::string& kind) {
-            const std::string marked = a == b ? kind : kind + " differs";
-            rows.push_back({{name, marked}, {std::to_string(a), "number " + marked}, {std::to_string(b), "number " + marked}});
+            const std::string marked = a == b ? kind : kind.empty() ? "differs" : kind + " differs";
+            const std::string number = marked.empty() ? "number" : "number " + marked;
+            rows.push_back({{name, marked}, {std::to_string(a), number}, {std::to_string(b), number}});
         };
         for (const auto& group : group_names(*twin.cuda_mix, *twin.opencl_mix)) {
             row(group, twin.cuda_mix->count(group), twin.opencl_mix->count(group), "");
@@ -229,8 +228,9 @@ std::string pair_report_section(const std::vector<KernelTwin>& kernels, const st
         }
         html += "<ul class=\"differences\">\n";
         for (const auto& difference : twin.differences) {
-            html += "<li><strong>" + escape(difference_text(difference)) + "</strong><br>Why: " +
-                    escape(difference.hypothesis) + "<br>Test: " + escape(difference.test) + "</li>\n";
+            html += "<li><strong>" + escape(difference_text(difference)) +
+                    "</strong><br>Why: " + escape(difference.hypothesis) + "<br>Test: " + escape(difference.test) +
+                    "</li>\n";
         }
         html += "</ul>\n";
     }
