@@ -5,6 +5,7 @@
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
 #include "model/devices.hpp"
+#include "model/environment.hpp"
 #include "model/workloads.hpp"
 #include "render/describe.hpp"
 #include "render/explain.hpp"
@@ -106,15 +107,19 @@ int explain_command(const Arguments& arguments)
     const auto assembly = OutputFolder::from(arguments, "assembly");
     const auto sass_tools = find_sass_tools(environment_value("PATH"));
 
+    ExplainHeader header{info.name, variants, {}, seed, {compile_note(), sass_note(sass_tools)}};
+    for (const auto& [device, label] : devices) {
+        header.devices.push_back(device_title(device) + " [" + api_label(device) + "]");
+    }
+    if (!build_flags.empty()) {
+        header.notes.push_back(describe_build_flags(build_flags));
+    }
     if (outputs.table) {
-        std::cout << "duet explain: " << info.name << ", " << format::count(variants.size(), "variant") << " on "
-                  << format::count(devices.size(), "device") << "; one untimed pass each, values not checked; seed "
-                  << seed << "\n";
-        std::cout << compile_note() << "\n" << sass_note(sass_tools) << "\n";
-        print_unavailable_backends(std::cout);
-        if (!build_flags.empty()) {
-            std::cout << describe_build_flags(build_flags) << "\n";
+        std::cout << explain_heading(header) << "\n";
+        for (const auto& note : header.notes) {
+            std::cout << note << "\n";
         }
+        print_unavailable_backends(std::cout);
     }
     std::vector<ExplainedRun> runs;
     Progress progress(variants.size() * devices.size());
@@ -167,7 +172,8 @@ int explain_command(const Arguments& arguments)
         }
         code = exit_wrong;
     }
-    outputs.write([&] { return json::document(explain_json(runs, pairs, seed)); }, {}, {});
+    outputs.write([&] { return json::document(explain_json(runs, pairs, seed)); }, {},
+                  [&] { return explain_report(header, runs, pairs); });
     return code;
 }
 

@@ -138,6 +138,7 @@ const std::vector<Command>& commands()
                       build_options_option,
                       seed_option,
                       json_option,
+                      report_option,
                       {"assembly", Kind::value, "DIR",
                        "write each program's PTX, and its SASS where made, to "
                        "DIR/<workload>-<variant>-<device>.<ptx|sass>"}}},

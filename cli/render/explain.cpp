@@ -39,6 +39,8 @@ void print_wrapped(std::ostream& out, const std::string& lead, const std::string
     out << line << "\n";
 }
 
+} // namespace
+
 std::string dims_text(std::uint32_t dims, const Dim3& size)
 {
     std::string text = std::to_string(size.x);
@@ -51,7 +53,6 @@ std::string dims_text(std::uint32_t dims, const Dim3& size)
     return text;
 }
 
-/// "a, b, c".
 std::string joined(const std::vector<std::string>& names)
 {
     std::string text;
@@ -59,6 +60,12 @@ std::string joined(const std::vector<std::string>& names)
         text += (text.empty() ? "" : ", ") + name;
     }
     return text;
+}
+
+std::string launches_text(const LaunchGroup& launch)
+{
+    return std::to_string(launch.count) +
+           (launch.recorded > 0 ? " (" + std::to_string(launch.recorded) + " recorded)" : "");
 }
 
 std::string limiters_text(const Occupancy& occupancy)
@@ -70,7 +77,7 @@ std::string limiters_text(const Occupancy& occupancy)
     return text.empty() ? "-" : text;
 }
 
-std::string driver_text(const LaunchOccupancy& occupancy)
+std::string driver_blocks_text(const LaunchOccupancy& occupancy)
 {
     if (!occupancy.driver) {
         return "-";
@@ -78,6 +85,88 @@ std::string driver_text(const LaunchOccupancy& occupancy)
     const std::string blocks = std::to_string(*occupancy.driver);
     return occupancy.disagree() ? blocks + " DISAGREES" : blocks;
 }
+
+std::string occupancy_absent(const ExplainedKernel& kernel)
+{
+    const bool figured = std::any_of(kernel.launches.begin(), kernel.launches.end(), [](const LaunchGroup& launch) {
+        return launch.occupancy.model.has_value() || launch.occupancy.driver.has_value();
+    });
+    // One reason for all launches: the device's, not the launch's.
+    return figured || kernel.launches.empty() ? "" : kernel.launches.front().occupancy.model_absent;
+}
+
+std::vector<std::string> occupancy_notes(const ExplainedKernel& kernel)
+{
+    std::set<std::string> notes;
+    for (std::size_t i = 0; i < kernel.launches.size(); ++i) {
+        const auto& occupancy = kernel.launches[i].occupancy;
+        if (occupancy.model && !occupancy.model->refusal.empty()) {
+            notes.insert("launch " + std::to_string(i + 1) + " cannot fit one block: " + occupancy.model->refusal);
+        }
+        if (!occupancy.model) {
+            notes.insert("no model figure: " + occupancy.model_absent);
+        }
+        if (!occupancy.driver) {
+            notes.insert("no driver's figure: " + occupancy.driver_absent);
+        }
+        if (occupancy.disagree()) {
+            notes.insert("the driver's blocks differ from the model's, which follows the driver's rules: a figure the "
+                         "model lacks (a carve-out, a reservation) or a wrong table entry");
+        }
+        if (occupancy.registers_unknown) {
+            notes.insert("registers not known: the model leaves the register file out, so its figure is an upper "
+                         "bound");
+        }
+    }
+    return {notes.begin(), notes.end()};
+}
+
+std::string registers_text(const ExplainedKernel& kernel, const DeviceProperties& device, const std::string& backend)
+{
+    const unsigned registers = kernel.properties.registers;
+    if (registers == 0) {
+        // NVIDIA's OpenCL says only when it compiles: a kernel from its compute cache has none.
+        return device.type == DeviceType::gpu && backend == "opencl"
+                   ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
+                   : "not known (the driver does not say)";
+    }
+    return std::to_string(registers) + " a work-item" +
+           (kernel.registers_from == "ptxas" ? " (from the toolkit's ptxas on the PTX: the driver did not say)" : "");
+}
+
+std::string largest_block_text(const KernelProperties& p)
+{
+    return (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size)) + ", set by " +
+           std::string(to_string(p.max_block_limit)) +
+           (p.required_block[0] == 0
+                ? ""
+                : "; declared " + std::to_string(p.required_block[0]) + " x " + std::to_string(p.required_block[1]) +
+                      " x " + std::to_string(p.required_block[2]));
+}
+
+std::string ptxas_text(const PtxasKernel& figures)
+{
+    return std::to_string(figures.registers) + " registers, " + format::bytes(figures.stack_bytes) + " stack, spills " +
+           format::bytes(figures.spill_store_bytes) + " stored and " + format::bytes(figures.spill_load_bytes) +
+           " loaded, " + format::bytes(figures.shared_bytes) + " static shared";
+}
+
+std::string kernel_heading(const ExplainedKernel& kernel)
+{
+    std::size_t launches = 0;
+    for (const auto& launch : kernel.launches) {
+        launches += launch.count;
+    }
+    return "kernel " + kernel.name + ": " + std::to_string(launches) + (launches == 1 ? " launch" : " launches");
+}
+
+std::string mix_heading(const InstructionMix& mix)
+{
+    return "PTX, " + format::count(mix.total, "instruction") + " in the kernel" +
+           (mix.functions.empty() ? "" : " and the functions it calls");
+}
+
+namespace {
 
 void print_launches(std::ostream& out, const ExplainedKernel& kernel)
 {
@@ -91,22 +180,15 @@ void print_launches(std::ostream& out, const ExplainedKernel& kernel)
         const auto& launch = kernel.launches[i];
         launches.add_row({std::to_string(i + 1), dims_text(launch.range.dims, launch.range.grid),
                           dims_text(launch.range.dims, launch.range.block), std::to_string(launch.threads_per_block()),
-                          format::bytes(launch.dynamic_local_bytes),
-                          std::to_string(launch.count) +
-                              (launch.recorded > 0 ? " (" + std::to_string(launch.recorded) + " recorded)" : "")});
+                          format::bytes(launch.dynamic_local_bytes), launches_text(launch)});
     }
     launches.print(out, "    ");
 }
 
 void print_occupancy(std::ostream& out, const ExplainedKernel& kernel)
 {
-    const bool modelled = std::any_of(kernel.launches.begin(), kernel.launches.end(),
-                                      [](const LaunchGroup& launch) { return launch.occupancy.model.has_value(); });
-    const bool by_driver = std::any_of(kernel.launches.begin(), kernel.launches.end(),
-                                       [](const LaunchGroup& launch) { return launch.occupancy.driver.has_value(); });
-    if (!modelled && !by_driver) {
-        // One reason for all launches: the device's, not the launch's.
-        print_wrapped(out, "    occupancy:", kernel.launches.front().occupancy.model_absent, "      ");
+    if (const auto absent = occupancy_absent(kernel); !absent.empty()) {
+        print_wrapped(out, "    occupancy:", absent, "      ");
         return;
     }
     out << "    occupancy per SM, by the CUDA occupancy calculator's rules, and the driver's blocks:\n";
@@ -116,36 +198,20 @@ void print_occupancy(std::ostream& out, const ExplainedKernel& kernel)
                  {"occupancy", Table::Align::right},
                  {"limited by"},
                  {"driver's blocks", Table::Align::right}});
-    std::set<std::string> notes;
     for (std::size_t i = 0; i < kernel.launches.size(); ++i) {
         const auto& occupancy = kernel.launches[i].occupancy;
         std::vector<std::string> cells{std::to_string(i + 1)};
         if (const auto& model = occupancy.model) {
             cells.insert(cells.end(), {std::to_string(model->active_blocks), std::to_string(model->active_warps),
                                        format::percent(model->fraction), limiters_text(*model)});
-            if (!model->refusal.empty()) {
-                notes.insert("launch " + std::to_string(i + 1) + " cannot fit one block: " + model->refusal);
-            }
         } else {
             cells.insert(cells.end(), {"-", "-", "-", "-"});
-            notes.insert("no model figure: " + occupancy.model_absent);
         }
-        cells.push_back(driver_text(occupancy));
-        if (!occupancy.driver) {
-            notes.insert("no driver's figure: " + occupancy.driver_absent);
-        }
-        if (occupancy.disagree()) {
-            notes.insert("the driver's blocks differ from the model's, which follows the driver's rules: a figure the "
-                         "model lacks (a carve-out, a reservation) or a wrong table entry");
-        }
-        if (occupancy.registers_unknown) {
-            notes.insert("registers not known: the model leaves the register file out, so its figure is an upper "
-                         "bound");
-        }
+        cells.push_back(driver_blocks_text(occupancy));
         table.add_row(std::move(cells));
     }
     table.print(out, "    ");
-    for (const auto& note : notes) {
+    for (const auto& note : occupancy_notes(kernel)) {
         print_wrapped(out, "    note:", note, "      ");
     }
 }
@@ -157,8 +223,7 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
         return;
     }
     const auto& mix = *kernel.mix;
-    out << "    compiled code: PTX, " << format::count(mix.total, "instruction") << " in the kernel"
-        << (mix.functions.empty() ? "" : " and the functions it calls") << "\n";
+    out << "    compiled code: " << mix_heading(mix) << "\n";
     Table table({{"group"}, {"count", Table::Align::right}});
     for (const auto& group : mix.groups) {
         table.add_row({group.name, std::to_string(group.count)});
@@ -173,10 +238,7 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
 void print_sass(std::ostream& out, const ExplainedKernel& kernel)
 {
     if (const auto& figures = kernel.ptxas) {
-        out << "    ptxas -v: " << figures->registers << " registers, " << format::bytes(figures->stack_bytes)
-            << " stack, spills " << format::bytes(figures->spill_store_bytes) << " stored and "
-            << format::bytes(figures->spill_load_bytes) << " loaded, " << format::bytes(figures->shared_bytes)
-            << " static shared\n";
+        out << "    ptxas -v: " << ptxas_text(*figures) << "\n";
     }
     if (!kernel.sass) {
         print_wrapped(out, "    SASS: none:", kernel.sass_absent, "      ");
@@ -195,39 +257,17 @@ void print_sass(std::ostream& out, const ExplainedKernel& kernel)
 void print_explained_kernel(std::ostream& out, const ExplainedKernel& kernel, const DeviceProperties& device,
                             const std::string& backend)
 {
-    std::size_t launches = 0;
-    for (const auto& launch : kernel.launches) {
-        launches += launch.count;
-    }
     const auto& p = kernel.properties;
-    out << "\n  kernel " << kernel.name << ": " << launches << (launches == 1 ? " launch" : " launches") << "\n";
-    // NVIDIA's OpenCL says only when it compiles: a kernel from its compute cache has none.
-    const std::string unknown = device.type == DeviceType::gpu && backend == "opencl"
-                                    ? "not known (the driver says only when it compiles: CUDA_CACHE_DISABLE=1)"
-                                    : "not known (the driver does not say)";
-    out << "    registers "
-        << (p.registers == 0 ? unknown
-                             : std::to_string(p.registers) + " a work-item" +
-                                   (kernel.registers_from == "ptxas"
-                                        ? " (from the toolkit's ptxas on the PTX: the driver did not say)"
-                                        : ""))
-        << "\n";
+    out << "\n  " << kernel_heading(kernel) << "\n";
+    out << "    registers " << registers_text(kernel, device, backend) << "\n";
     out << "    private memory " << format::bytes(p.private_memory) << " a work-item (spills, stack); static local "
         << format::bytes(p.static_local_memory) << "\n";
-    out << "    largest block " << (p.max_block_size == 0 ? "not known" : std::to_string(p.max_block_size))
-        << ", set by " << to_string(p.max_block_limit)
-        << (p.required_block[0] == 0
-                ? ""
-                : "; declared " + std::to_string(p.required_block[0]) + " x " + std::to_string(p.required_block[1]) +
-                      " x " + std::to_string(p.required_block[2]))
-        << "\n";
+    out << "    largest block " << largest_block_text(p) << "\n";
     print_launches(out, kernel);
     print_occupancy(out, kernel);
     print_mix(out, kernel);
     print_sass(out, kernel);
 }
-
-namespace {
 
 std::string run_heading(const ExplainedRun& run)
 {
@@ -235,8 +275,14 @@ std::string run_heading(const ExplainedRun& run)
            api_label(run.job.device) + "]";
 }
 
-/// Every group either mix holds, in the mixes' own fixed order: each group only the OpenCL mix
-/// holds goes after the group it follows there.
+std::string pair_heading(const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
+{
+    const auto& cuda = runs.at(pair.cuda);
+    const auto& opencl = runs.at(pair.opencl);
+    return cuda.job.info.name + "/" + cuda.job.variant + " on one GPU through both APIs: " + cuda.job.label + " and " +
+           opencl.job.label + " (PCI " + cuda.job.device.properties().pci_bus_id + ")";
+}
+
 std::vector<std::string> group_names(const InstructionMix& cuda, const InstructionMix& opencl)
 {
     std::vector<std::string> names;
@@ -251,7 +297,21 @@ std::vector<std::string> group_names(const InstructionMix& cuda, const Instructi
     return names;
 }
 
-/// A program's build options as printed: quoted as given, "none" where empty, or why not known.
+std::string twin_name(const KernelTwin& twin)
+{
+    std::string name = twin.cuda_kernel.empty() ? twin.opencl_kernel : twin.cuda_kernel;
+    if (!twin.cuda_kernel.empty() && !twin.opencl_kernel.empty() && twin.cuda_kernel != twin.opencl_kernel) {
+        name += " / " + twin.opencl_kernel;
+    }
+    return name;
+}
+
+std::string difference_text(const MixDifference& difference)
+{
+    return difference.aspect + ": CUDA " + std::to_string(difference.cuda) + ", OpenCL " +
+           std::to_string(difference.opencl) + " " + difference.counted;
+}
+
 std::string options_text(const ExplainedProgram& program)
 {
     if (!program.build_options) {
@@ -261,6 +321,15 @@ std::string options_text(const ExplainedProgram& program)
     const auto first = options.find_first_not_of(' ');
     return first == std::string::npos ? "none" : options.substr(first, options.find_last_not_of(' ') + 1 - first);
 }
+
+std::string explain_heading(const ExplainHeader& header)
+{
+    return "duet explain: " + header.workload + ", " + format::count(header.variants.size(), "variant") + " on " +
+           format::count(header.devices.size(), "device") + "; one untimed pass each, values not checked; seed " +
+           std::to_string(header.seed);
+}
+
+namespace {
 
 void print_build_options(std::ostream& out, const ExplainedRun& run)
 {
@@ -293,13 +362,9 @@ void print_explained_run(std::ostream& out, const ExplainedRun& run)
 
 void print_explained_pair(std::ostream& out, const ExplainedPair& pair, const std::vector<ExplainedRun>& runs)
 {
-    const auto& cuda = runs.at(pair.cuda);
-    const auto& opencl = runs.at(pair.opencl);
-    out << "\n"
-        << cuda.job.info.name << "/" << cuda.job.variant << " on one GPU through both APIs: " << cuda.job.label
-        << " and " << opencl.job.label << " (PCI " << cuda.job.device.properties().pci_bus_id << ")\n";
+    out << "\n" << pair_heading(pair, runs) << "\n";
     print_kernel_twins(out, pair.kernels);
-    print_program_twins(out, pair.programs, cuda.programs, opencl.programs);
+    print_program_twins(out, pair.programs, runs.at(pair.cuda).programs, runs.at(pair.opencl).programs);
 }
 
 void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twins,
@@ -315,11 +380,7 @@ void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twin
 void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
 {
     for (const auto& twin : twins) {
-        std::string name = twin.cuda_kernel.empty() ? twin.opencl_kernel : twin.cuda_kernel;
-        if (!twin.cuda_kernel.empty() && !twin.opencl_kernel.empty() && twin.cuda_kernel != twin.opencl_kernel) {
-            name += " / " + twin.opencl_kernel;
-        }
-        out << "\n  kernel " << name << "\n";
+        out << "\n  kernel " << twin_name(twin) << "\n";
         if (!twin.absent.empty()) {
             print_wrapped(out, "    not compared:", twin.absent, "      ");
             continue;
@@ -338,8 +399,7 @@ void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
             out << "    no difference that hints at a cause\n";
         }
         for (const auto& difference : twin.differences) {
-            out << "\n    " << difference.aspect << ": CUDA " << difference.cuda << ", OpenCL " << difference.opencl
-                << " " << difference.counted << "\n";
+            out << "\n    " << difference_text(difference) << "\n";
             print_wrapped(out, "      why:", difference.hypothesis, "        ");
             print_wrapped(out, "      test:", difference.test, "        ");
         }

@@ -8,6 +8,7 @@
 #include "render/describe.hpp"
 #include "render/environment.hpp"
 #include "render/format.hpp"
+#include "render/html.hpp"
 #include "render/roofline.hpp"
 #include "render/table.hpp"
 
@@ -25,57 +26,6 @@ namespace {
 
 using chart::escape;
 
-constexpr const char* style = R"(
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1100px; padding: 0 16px; }
-h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #ddd; }
-.meta, .note { color: #666; }
-table { border-collapse: collapse; margin: 12px 0; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } td.number { text-align: right; font-variant-numeric: tabular-nums; }
-.ok { color: #1a7f37; font-weight: 600; } .wrong, .failed { color: #c62828; font-weight: 600; } .unsupported { color: #8a6d00; }
-.banner { padding: 10px 14px; border-radius: 6px; margin: 16px 0; }
-.banner.ok { background: #e8f5e9; border: 1px solid #a5d6a7; } .banner.wrong { background: #ffebee; border: 1px solid #ef9a9a; }
-svg.chart { display: block; margin: 12px 0; max-width: 100%; height: auto; }
-svg .title { font-weight: 600; font-size: 14px; } svg .group { font-weight: 600; font-size: 12px; fill: #444; }
-svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #222; } svg .value, svg .tick { font-size: 11px; fill: #555; }
-svg .grid { stroke: #eee; } svg .axis-line { stroke: #888; } svg .reference { stroke: #c62828; stroke-dasharray: 4 3; }
-svg .whisker { stroke-width: 1.5; }
-td.matrix { white-space: pre-line; font-weight: normal; }
-)";
-
-struct Cell {
-    std::string text;
-    std::string css_class; ///< "number", "ok", "wrong"...
-};
-
-std::string html_table(const std::vector<std::string>& headers, const std::vector<std::vector<Cell>>& rows)
-{
-    std::string html = "<table>\n<tr>";
-    for (const auto& header : headers) {
-        html += "<th>" + escape(header) + "</th>";
-    }
-    html += "</tr>\n";
-    for (const auto& row : rows) {
-        html += "<tr>";
-        for (const auto& cell : row) {
-            html += (cell.css_class.empty() ? "<td>" : "<td class=\"" + cell.css_class + "\">") + escape(cell.text) +
-                    "</td>";
-        }
-        html += "</tr>\n";
-    }
-    return html + "</table>\n";
-}
-
-std::string page_start(const std::string& title)
-{
-    const auto& build = build_info();
-    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape(title) +
-           "</title>\n<style>" + style + "</style>\n</head>\n<body>\n<h1>" + escape(title) +
-           "</h1>\n<p class=\"meta\">duet " + escape(build.version) + " (" + escape(build.commit) + "), " +
-           escape(build.compiler) + " &middot; " + escape(host_name()) + ", " + escape(operating_system()) +
-           " &middot; " + escape(utc_time()) + "</p>\n";
-}
-
 /// The verdict's summary, the same sentence the terminal prints, and its problems.
 std::string banner(const Verdict& verdict)
 {
@@ -90,57 +40,6 @@ std::string banner(const Verdict& verdict)
     return html + "</ul></div>\n";
 }
 
-std::string backends_section()
-{
-    std::vector<std::vector<Cell>> rows;
-    for (const auto& backend : Registry::global().backends()) {
-        rows.push_back({{backend.name, ""},
-                        backend.loaded ? Cell{"loaded, " + format::count(backend.device_count, "device"), "ok"}
-                                       : Cell{"unavailable", "unsupported"},
-                        {backend.loaded ? backend.version : backend.reason, ""}});
-    }
-    return "<h2>Backends</h2>\n" + html_table({"backend", "status", "version, or why it is unavailable"}, rows);
-}
-
-std::string devices_section(const std::vector<Device>& devices)
-{
-    if (devices.empty()) {
-        return "";
-    }
-    std::vector<std::string> headers{"property"};
-    std::vector<std::vector<DeviceField>> fields;
-    for (const auto& device : devices) {
-        headers.push_back(device.selector());
-        fields.push_back(device_fields(device));
-    }
-    std::vector<std::vector<Cell>> rows;
-    for (std::size_t row = 0; row < fields.front().size(); ++row) {
-        std::vector<Cell> cells{{fields.front()[row].label, ""}};
-        for (const auto& device : fields) {
-            cells.push_back({device[row].text, ""});
-        }
-        rows.push_back(std::move(cells));
-    }
-    return "<h2>Devices</h2>\n" + html_table(headers, rows);
-}
-
-std::string page_end()
-{
-    return "</body>\n</html>\n";
-}
-
-/// Each device once, in the order first seen, for the colours and the devices table.
-template <class Item> std::vector<Device> devices_of(const std::vector<Item>& items)
-{
-    std::vector<Device> devices;
-    for (const auto& item : items) {
-        if (std::find(devices.begin(), devices.end(), item.job.device) == devices.end()) {
-            devices.push_back(item.job.device);
-        }
-    }
-    return devices;
-}
-
 /// One colour per device label, in the order first seen.
 template <class Item> std::map<std::string, std::string> colours_of(const std::vector<Item>& items)
 {
@@ -151,12 +50,6 @@ template <class Item> std::map<std::string, std::string> colours_of(const std::v
         }
     }
     return colours;
-}
-
-Cell status_cell(Status status, const std::string& reason)
-{
-    const std::string name = to_string(status);
-    return {status == Status::ok ? "ok" : name + ": " + reason, name};
 }
 
 /// Where results are not identical to the reference: each run's ULP distances, bucketed.

@@ -4,43 +4,18 @@
 #include "model/explain.hpp"
 #include "render/explain.hpp"
 
-#include <duet/detail/file.hpp>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
+
+#include "explain_kernels.hpp"
 
 namespace duet::cli {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-InstructionMix mix_in(const std::string& file, const std::string& entry)
-{
-    std::string content;
-    EXPECT_EQ(detail::read_regular_file(std::string(DUET_TEST_PTX_DIR) + "/" + file, 1 << 20, content), "") << file;
-    return mix_of(content, entry);
-}
-
-DeviceProperties gpu(std::uint32_t major, std::uint32_t minor)
-{
-    DeviceProperties device;
-    device.type = DeviceType::gpu;
-    device.compute_capability_major = major;
-    device.compute_capability_minor = minor;
-    return device;
-}
-
-ExplainedKernel kernel_named(const std::string& name, std::optional<InstructionMix> mix)
-{
-    ExplainedKernel kernel;
-    kernel.name = name;
-    kernel.mix = std::move(mix);
-    kernel.mix_absent = kernel.mix ? "" : "the driver keeps no PTX";
-    return kernel;
-}
 
 void expect_lines_within(const std::string& text, std::size_t width)
 {
