@@ -126,8 +126,9 @@ public:
     {
         std::string pattern = (fs::temp_directory_path() / "duet-sass-XXXXXX").string();
         if (::mkdtemp(pattern.data()) == nullptr) {
-            throw Error("duet", "ptxas", "cannot make a temporary folder in " + fs::temp_directory_path().string() +
-                                             ": " + detail::error_text(errno));
+            throw Error("duet", "ptxas",
+                        "cannot make a temporary folder in " + fs::temp_directory_path().string() + ": " +
+                            detail::error_text(errno));
         }
         path_ = pattern;
     }
@@ -275,9 +276,9 @@ std::optional<SassGroup> sass_group(std::string_view instruction)
         return group(30, "special function (MUFU: rcp, rsq, sqrt, ex2, lg2, sin, cos)");
     }
     const auto plain = base.starts_with('U') && base.size() > 1 ? base.substr(1) : base; // uniform datapath
-    if (one_of(plain, {"IMAD", "IADD3", "IADD", "VIADD", "IMUL", "LOP3", "LOP", "SHF", "SHL", "SHR", "LEA",
-                       "ISETP", "IMNMX", "VIMNMX", "IABS", "POPC", "FLO", "BREV", "PRMT", "SGXT", "BMSK", "IDP",
-                       "IDP4A", "ISCADD", "LEA.HI", "IMADSP"})) {
+    if (one_of(plain, {"IMAD", "IADD3", "IADD",  "VIADD", "IMUL",   "LOP3",   "LOP",    "SHF",   "SHL",
+                       "SHR",  "LEA",   "ISETP", "IMNMX", "VIMNMX", "IABS",   "POPC",   "FLO",   "BREV",
+                       "PRMT", "SGXT",  "BMSK",  "IDP",   "IDP4A",  "ISCADD", "LEA.HI", "IMADSP"})) {
         return group(40, "integer arithmetic and logic (IMAD, IADD3, LOP3, ISETP, ...)");
     }
     if (one_of(base, {"I2F", "F2I", "F2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP", "DRND", "I2FP.F32"})) {
@@ -429,8 +430,9 @@ SassTools find_sass_tools(std::string_view path)
             const auto ran = run_tool({tools.ptxas.string(), "--version"}, folder.path(), std::chrono::seconds(30));
             // "Cuda compilation tools, release 13.0, V13.0.88"
             const auto at = ran.output.rfind(", V");
-            tools.ptxas_version = at == std::string::npos ? "of unknown version"
-                                                          : ran.output.substr(at + 2, ran.output.find('\n', at) - at - 2);
+            tools.ptxas_version = at == std::string::npos
+                                      ? "of unknown version"
+                                      : ran.output.substr(at + 2, ran.output.find('\n', at) - at - 2);
         } catch (const Error& error) {
             tools.ptxas_version = "of unknown version (" + error.message() + ")";
         }
@@ -467,13 +469,13 @@ ProgramSass compile_sass(const SassTools& tools, std::string_view ptx, unsigned 
     {
         const detail::Descriptor file(::open(source.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
         if (!file || ::write(file.get(), ptx.data(), ptx.size()) != static_cast<ssize_t>(ptx.size())) {
-            throw Error("duet", "ptxas", "cannot write the PTX to " + source.string() + ": " +
-                                             detail::error_text(errno));
+            throw Error("duet", "ptxas",
+                        "cannot write the PTX to " + source.string() + ": " + detail::error_text(errno));
         }
     }
-    const auto compiled = run_tool({tools.ptxas.string(), "-arch=" + sass.architecture, "-v", source.string(), "-o",
-                                    cubin.string()},
-                                   folder.path(), limit);
+    const auto compiled =
+        run_tool({tools.ptxas.string(), "-arch=" + sass.architecture, "-v", source.string(), "-o", cubin.string()},
+                 folder.path(), limit);
     if (compiled.exit_code != 0) {
         throw Error("duet", "ptxas", "ptxas -arch=" + sass.architecture + " failed: " + said(compiled));
     }

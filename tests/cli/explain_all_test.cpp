@@ -29,7 +29,8 @@ std::size_t expect_explained(std::vector<std::string> args, const std::string& d
         return 0;
     }
     std::size_t kernels = 0;
-    for (const auto& run : json::parse(result.out)["runs"].array()) {
+    const auto document = json::parse(result.out);
+    for (const auto& run : document["runs"].array()) {
         const std::string status = run["status"].string();
         SCOPED_TRACE(run["variant"].string() + ": " + status);
         EXPECT_TRUE(status == "ok" || status == "unsupported") << run["reason"].string();
@@ -54,7 +55,8 @@ TEST(ExplainAll, EveryWorkloadInEveryVariantIsExplained)
     REQUIRE_POCL(device);
     const auto listed = run_duet({"list", "--json"});
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
-    const auto workloads = json::parse(listed.out)["workloads"].array();
+    const auto document = json::parse(listed.out);
+    const auto& workloads = document["workloads"].array();
     ASSERT_GE(workloads.size(), 10u);
     for (const auto& workload : workloads) {
         const std::string name = workload["name"].string();

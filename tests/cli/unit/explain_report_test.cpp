@@ -145,16 +145,17 @@ TEST(ExplainReport, AGpuKernelShowsResourcesLaunchesOccupancyAndBothMixes)
     EXPECT_THAT(row_of(html, "largest block"), HasSubstr("1024, set by the device"));
     EXPECT_THAT(row_of(html, "ptxas -v"), HasSubstr("40 registers, 16 B stack, spills 8 B stored and 4 B loaded"));
     // The launch groups: grid, block, threads, dynamic local, launches.
-    EXPECT_THAT(html, HasSubstr("<td class=\"number\">1000</td><td class=\"number\">256</td><td class=\"number\">256</td>"
-                                "<td class=\"number\">0 B</td><td class=\"number\">2</td>"));
-    EXPECT_THAT(html, HasSubstr("<td class=\"number\">1000</td><td class=\"number\">128</td><td class=\"number\">128</td>"
-                                "<td class=\"number\">0 B</td><td class=\"number\">2 (1 recorded)</td>"));
+    EXPECT_THAT(html,
+                HasSubstr("<td class=\"number\">1000</td><td class=\"number\">256</td><td class=\"number\">256</td>"
+                          "<td class=\"number\">0 B</td><td class=\"number\">2</td>"));
+    EXPECT_THAT(html,
+                HasSubstr("<td class=\"number\">1000</td><td class=\"number\">128</td><td class=\"number\">128</td>"
+                          "<td class=\"number\">0 B</td><td class=\"number\">2 (1 recorded)</td>"));
     // The occupancy table, the second launch's driver figure marked.
     EXPECT_THAT(html, HasSubstr("<th>driver's blocks</th>"));
     EXPECT_THAT(html, HasSubstr("DISAGREES</td>"));
     EXPECT_THAT(html, HasSubstr("class=\"number differs\">" +
-                                std::to_string(kernel.launches[1].occupancy.model->active_blocks + 1) +
-                                " DISAGREES"));
+                                std::to_string(kernel.launches[1].occupancy.model->active_blocks + 1) + " DISAGREES"));
     EXPECT_THAT(html, HasSubstr("the driver's blocks differ from the model's"));
     EXPECT_THAT(html, HasSubstr("Compiled code:</strong> PTX, "));
     EXPECT_THAT(html, HasSubstr("SASS:</strong> 4 instructions (NOPs left out)"));

@@ -98,24 +98,25 @@ TEST(SassListing, CuobjdumpsAndNvdisasmsListingsCountPerFunction)
 {
     // cuobjdump -sass's layout (each instruction's second encoding word on a line of its own),
     // as cuda-gdb's disassembler documents it.
-    const std::string cuobjdump = "\n\tcode for sm_90\n"
-                                  "\t\tFunction : scale\n"
-                                  "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90\"\n"
-                                  "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */\n"
-                                  "                                                            /* 0x000fe40000000800 */\n"
-                                  "        /*0010*/                   S2R R0, SR_TID.X ;       /* 0x0000000000007919 */\n"
-                                  "        /*0020*/                   ISETP.GE.AND P0, PT, R0, UR4, PT ; /* 0x0 */\n"
-                                  "        /*0030*/              @P0 EXIT ;                    /* 0x000000000000094d */\n"
-                                  "        /*0040*/                   LDG.E R2, desc[UR4][R2.64] ;\n"
-                                  "        /*0050*/                   FFMA R5, R2, R2, 1 ;\n"
-                                  "        /*0060*/                   FFMA R5, R5, R2, 1 ;\n"
-                                  "        /*0070*/                   STG.E desc[UR4][R2.64], R5 ;\n"
-                                  "        /*0080*/                   EXIT ;\n"
-                                  "        /*0090*/                   BRA 0x90;\n"
-                                  "        /*00a0*/                   NOP;\n"
-                                  "\t\t..........\n"
-                                  "\t\tFunction : empty\n"
-                                  "        /*0000*/                   EXIT ;\n";
+    const std::string cuobjdump =
+        "\n\tcode for sm_90\n"
+        "\t\tFunction : scale\n"
+        "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90\"\n"
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */\n"
+        "                                                            /* 0x000fe40000000800 */\n"
+        "        /*0010*/                   S2R R0, SR_TID.X ;       /* 0x0000000000007919 */\n"
+        "        /*0020*/                   ISETP.GE.AND P0, PT, R0, UR4, PT ; /* 0x0 */\n"
+        "        /*0030*/              @P0 EXIT ;                    /* 0x000000000000094d */\n"
+        "        /*0040*/                   LDG.E R2, desc[UR4][R2.64] ;\n"
+        "        /*0050*/                   FFMA R5, R2, R2, 1 ;\n"
+        "        /*0060*/                   FFMA R5, R5, R2, 1 ;\n"
+        "        /*0070*/                   STG.E desc[UR4][R2.64], R5 ;\n"
+        "        /*0080*/                   EXIT ;\n"
+        "        /*0090*/                   BRA 0x90;\n"
+        "        /*00a0*/                   NOP;\n"
+        "\t\t..........\n"
+        "\t\tFunction : empty\n"
+        "        /*0000*/                   EXIT ;\n";
     const auto mixes = sass_mixes(cuobjdump);
     ASSERT_EQ(mixes.size(), 2u);
     EXPECT_EQ(mixes[0].function, "scale");
@@ -127,9 +128,8 @@ TEST(SassListing, CuobjdumpsAndNvdisasmsListingsCountPerFunction)
     for (const auto& group : mixes[0].groups) {
         names.push_back(group.name);
     }
-    EXPECT_THAT(names, ElementsAre("global load (LDG) 32-bit", "global store (STG) 32-bit",
-                                   "constant load (LDC, ULDC)", "FMA f32 (FFMA)",
-                                   "integer arithmetic and logic (IMAD, IADD3, LOP3, ISETP, ...)",
+    EXPECT_THAT(names, ElementsAre("global load (LDG) 32-bit", "global store (STG) 32-bit", "constant load (LDC, ULDC)",
+                                   "FMA f32 (FFMA)", "integer arithmetic and logic (IMAD, IADD3, LOP3, ISETP, ...)",
                                    "branch (BRA, BRX)", "exit (EXIT)", "move/select (MOV, SEL, S2R, CS2R)"));
     EXPECT_EQ(mixes[1].function, "empty");
     EXPECT_EQ(mixes[1].total, 1u);
@@ -180,7 +180,8 @@ TEST(SassTools, AToolPastItsLimitIsKilledAndItsFailureIsAReason)
         compile_sass(tools, ptx_file("vector_add.ptx"), 9, 0);
         ADD_FAILURE() << "a failing ptxas returned";
     } catch (const Error& error) {
-        EXPECT_THAT(error.message(), HasSubstr("ptxas -arch=sm_90 failed: exit status 3: ptxas fatal   : Unknown option"));
+        EXPECT_THAT(error.message(),
+                    HasSubstr("ptxas -arch=sm_90 failed: exit status 3: ptxas fatal   : Unknown option"));
     }
     EXPECT_THAT(test::files_below(temporary.path()), IsEmpty());
     EXPECT_TRUE(fs::is_empty(temporary.path())) << "the private folders are removed";
