@@ -4,6 +4,7 @@
 // against CUDA at each rank count.
 #include "commands/commands.hpp"
 #include "commands/output.hpp"
+#include "model/child_process.hpp"
 #include "model/scaling.hpp"
 #include "model/usage_error.hpp"
 #include "model/workloads.hpp"
@@ -12,14 +13,10 @@
 #include "render/report.hpp"
 #include "render/table.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,8 +24,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-extern char** environ;
 
 namespace duet::cli {
 
@@ -45,33 +40,17 @@ std::string mpirun()
     return "mpirun";
 }
 
-/// Runs `command`, its output passed through; its exit status, or a UsageError where it cannot start.
+/// Runs `command`, its output to standard error: standard output is the scaling table's, or the
+/// JSON's or the report's where one of them takes it. Its exit status, or a UsageError where it
+/// cannot start.
 int run_process(const std::vector<std::string>& command)
 {
-    std::vector<char*> argv;
-    for (const auto& word : command) {
-        argv.push_back(const_cast<char*>(word.c_str()));
-    }
-    argv.push_back(nullptr);
-    // The runs' own tables go to standard error: standard output is the scaling table's, or the
-    // JSON's or the report's where one of them takes it.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-    pid_t child = 0;
-    const int error = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) {
-        throw UsageError("cannot start " + command[0] + ": " + std::strerror(error) +
+    try {
+        return run_child({.command = command});
+    } catch (const Error& error) {
+        throw UsageError(std::string(error.what()) +
                          " (duet scale runs Open MPI's mpirun: scripts/install-deps installs it)");
     }
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) {
-            throw UsageError("waiting for " + command[0] + ": " + std::strerror(errno));
-        }
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /// The rank counts of --ranks: whole numbers from 1, ascending, each once.

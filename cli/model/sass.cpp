@@ -2,14 +2,11 @@
 // time limit; their output read as the CUDA toolkit writes it: `ptxas -v`'s "ptxas info" lines,
 // and SASS listings whose instructions follow an offset comment ("/*0040*/  LDG.E R2, ... ;").
 #include "model/sass.hpp"
+#include "model/child_process.hpp"
 
 #include <duet/detail/file.hpp>
 #include <duet/error.hpp>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,9 +14,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <set>
-#include <thread>
-
-extern char** environ;
 
 namespace duet::cli {
 
@@ -78,40 +72,8 @@ Ran run_tool(const std::vector<std::string>& command, const fs::path& folder, st
 {
     const std::string tool = fs::path(command.front()).filename().string();
     const fs::path output = folder / (tool + ".out");
-    std::vector<char*> argv;
-    for (const auto& word : command) {
-        argv.push_back(const_cast<char*>(word.c_str()));
-    }
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addchdir_np(&actions, folder.c_str());
-    pid_t child = 0;
-    const int error = ::posix_spawn(&child, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) {
-        throw Error("duet", tool, "cannot start " + command.front() + ": " + detail::error_text(error));
-    }
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    for (;;) {
-        const pid_t done = ::waitpid(child, &status, WNOHANG);
-        if (done == child || (done < 0 && errno != EINTR)) {
-            break;
-        }
-        if (std::chrono::steady_clock::now() >= deadline) {
-            ::kill(child, SIGKILL);
-            while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-            }
-            throw Error("duet", tool, tool + " ran past its limit of " + std::to_string(limit.count()) + " s: killed");
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
     Ran ran;
-    ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    ran.exit_code = run_child({.command = command, .output = output, .folder = folder, .limit = limit});
     const auto unread = detail::read_regular_file(output, listing_limit, ran.output);
     if (!unread.empty()) {
         throw Error("duet", tool, "cannot read " + tool + "'s output: " + unread);
