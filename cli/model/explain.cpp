@@ -161,6 +161,34 @@ void add_kernel_sass(ExplainedKernel& kernel, const ExplainedProgram& program, c
     }
 }
 
+namespace {
+
+/// Of the kernels of one name from different programs (a tuner builds and launches each of its
+/// candidates, then the run launches its choice), the one launched last stands for the name; the
+/// others are counted on it and dropped, so that a pair compares the builds the two runs used.
+void keep_the_last_build_of_each_name(std::vector<ExplainedKernel>& kernels,
+                                      const std::vector<std::size_t>& last_launch)
+{
+    std::vector<bool> latest(kernels.size(), true);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        for (std::size_t j = 0; j < kernels.size(); ++j) {
+            if (j != i && kernels[j].name == kernels[i].name) {
+                ++kernels[i].earlier_builds;
+                latest[i] = latest[i] && last_launch[j] < last_launch[i];
+            }
+        }
+    }
+    std::vector<ExplainedKernel> kept;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (latest[i]) {
+            kept.push_back(std::move(kernels[i]));
+        }
+    }
+    kernels = std::move(kept);
+}
+
+} // namespace
+
 ExplainedRun explain(const workload::Job& job, const SassTools& tools)
 {
     ExplainedRun explained{job, Status::ok, {}, {}, {}, 0};
@@ -175,7 +203,9 @@ ExplainedRun explain(const workload::Job& job, const SassTools& tools)
     if (!explained.explained()) {
         return explained;
     }
-    for (const auto& launch : launches) {
+    std::vector<std::size_t> last_launch; // of each kernel, its index among the launches
+    for (std::size_t index = 0; index < launches.size(); ++index) {
+        const auto& launch = launches[index];
         if (launch.kernel.name() == workload::Spacer::kernel_name) {
             ++explained.spacer_launches;
             continue;
@@ -183,9 +213,11 @@ ExplainedRun explain(const workload::Job& job, const SassTools& tools)
         ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
         if (kernel == nullptr) {
             explained.kernels.push_back(
-                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}, {}, {}, {}, {}});
+                {launch.kernel, launch.kernel.name(), launch.kernel.properties(), {}, 0, {}, {}, {}, {}, {}, {}, 0});
+            last_launch.push_back(0);
             kernel = &explained.kernels.back();
         }
+        last_launch[static_cast<std::size_t>(kernel - explained.kernels.data())] = index;
         auto group = std::find_if(kernel->launches.begin(), kernel->launches.end(),
                                   [&](const LaunchGroup& known) { return same_launch(known, launch); });
         if (group == kernel->launches.end()) {
@@ -198,6 +230,7 @@ ExplainedRun explain(const workload::Job& job, const SassTools& tools)
         ++group->count;
         group->recorded += launch.recorded ? 1 : 0;
     }
+    keep_the_last_build_of_each_name(explained.kernels, last_launch);
     for (auto& kernel : explained.kernels) {
         const auto known = explained.programs.size();
         kernel.program = program_index(explained.programs, kernel.kernel.program());

@@ -64,6 +64,9 @@ struct ExplainedKernel {
     std::optional<PtxasKernel> ptxas; ///< what ptxas -v said of it
     std::optional<SassMix> sass;      ///< its SASS, counted
     std::string sass_absent;          ///< why there is no SASS mix
+    /// Other builds of a kernel of this name that the run launched only before this one's last
+    /// launch (a tuner's trials, each its own program), left out: this is the build the run used.
+    std::size_t earlier_builds = 0;
 };
 
 /// A program the run's kernels came from, and its compiled code.

@@ -157,7 +157,10 @@ std::string kernel_heading(const ExplainedKernel& kernel)
     for (const auto& launch : kernel.launches) {
         launches += launch.count;
     }
-    return "kernel " + kernel.name + ": " + std::to_string(launches) + (launches == 1 ? " launch" : " launches");
+    return "kernel " + kernel.name + ": " + std::to_string(launches) + (launches == 1 ? " launch" : " launches") +
+           (kernel.earlier_builds > 0 ? " (after " + format::count(kernel.earlier_builds, "other build") +
+                                            " of it, a tuner's trials, left out)"
+                                      : "");
 }
 
 std::string mix_heading(const InstructionMix& mix)

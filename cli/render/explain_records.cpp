@@ -119,7 +119,8 @@ json::Value kernel_json(const ExplainedKernel& kernel)
                         {"registers_from", kernel.registers_from},
                         {"ptxas", ptxas_json(kernel.ptxas)},
                         {"sass", sass_json(kernel.sass)},
-                        {"sass_absent", kernel.sass_absent}};
+                        {"sass_absent", kernel.sass_absent},
+                        {"earlier_builds", kernel.earlier_builds}};
 }
 
 json::Value run_explained_json(const ExplainedRun& run)

@@ -87,5 +87,23 @@ TEST(ExplainAll, EveryExamplePortIsExplainedByItsManifest)
     EXPECT_GE(ports, 3u) << "saxpy, transpose and reduce at least, in " << DUET_PORTS_DIR;
 }
 
+TEST(ExplainAll, ATunersTrialBuildsAreLeftOutAndCountedOnTheBuildTheRunUsed)
+{
+    // matmul blocked tunes its tiles on first use (explain keeps no cache, so on every run): each
+    // candidate is a program of its own with a kernel of the same name.
+    REQUIRE_POCL(device);
+    const auto result = run_duet({"explain", "matmul", "--variants", "blocked", "--devices", device, "--set", "m=256",
+                                  "--set", "n=256", "--set", "k=256", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto document = json::parse(result.out);
+    const auto& kernels = document["runs"].array().at(0)["kernels"].array();
+    ASSERT_EQ(kernels.size(), 1u) << "one kernel stands for the name";
+    EXPECT_EQ(kernels[0]["name"].string(), "matmul_blocked");
+    EXPECT_GT(kernels[0]["earlier_builds"].number(), 0) << "the tuner's trials are counted";
+    const auto table = run_duet({"explain", "matmul", "--variants", "blocked", "--devices", device, "--set", "m=256",
+                                 "--set", "n=256", "--set", "k=256"});
+    EXPECT_THAT(table.out, ::testing::HasSubstr("a tuner's trials, left out)"));
+}
+
 } // namespace
 } // namespace duet::test

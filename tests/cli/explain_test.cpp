@@ -170,7 +170,7 @@ TEST(ExplainCli, JsonKeysAreTheSameForEveryRun)
                                        "status", "reason", "kernels", "programs", "spacer_launches"));
     const auto& kernel = run["kernels"].array().at(0);
     EXPECT_THAT(keys(kernel), ElementsAre("name", "properties", "launches", "program", "mix", "mix_absent",
-                                          "registers_from", "ptxas", "sass", "sass_absent"));
+                                          "registers_from", "ptxas", "sass", "sass_absent", "earlier_builds"));
     EXPECT_THAT(keys(kernel["properties"]),
                 ElementsAre("max_block_size", "max_block_limit", "registers", "static_local_memory", "private_memory",
                             "required_block", "driver_max_block_size"));
