@@ -1,12 +1,14 @@
 // Per-kernel cost of a replayed sequence against the raw API's own: a chain of empty kernels
 // (grid 1 × block 1) on one queue, timed on the host from the first call to the queue drained,
 // divided by the chain's length. Four paths: duet launching them one by one, duet replaying them
-// as a sequence (the backend's own way), duet's plain replay (the core issuing them again), and
-// the raw API: on CUDA a graph captured from cuLaunchKernel and launched with cuGraphLaunch, on
-// OpenCL a cl_khr_command_buffer command buffer of clCommandNDRangeKernelKHR launches enqueued with
-// clEnqueueCommandBufferKHR where duet's sequence is a command buffer, else clEnqueueNDRangeKernel one
-// by one (the "raw is" column says which). Rounds alternate between the paths; the median round is
-// reported with half its interquartile range, in host microseconds per kernel.
+// as a sequence the backend's own way (Recording::native), duet's plain replay (the core issuing
+// them again), and the raw API: on CUDA a graph captured from cuLaunchKernel and launched with
+// cuGraphLaunch, on OpenCL a cl_khr_command_buffer command buffer of clCommandNDRangeKernelKHR
+// launches enqueued with clEnqueueCommandBufferKHR where duet's sequence is a command buffer, else
+// clEnqueueNDRangeKernel one by one (the "raw is" column says which). Rounds alternate between the
+// paths; the median round is reported with half its interquartile range, in host microseconds per
+// kernel. Then the device's replay choice: which of its own way and the plain one
+// Recording::fastest, the default, takes, and the two figures it was chosen by.
 #include "empty_kernel.hpp"
 
 #include <cstdio>
@@ -151,7 +153,7 @@ int main(int argc, char** argv)
                 target.launch(kernel, duet::Range::grid_block(1, 1));
             }
         };
-        const duet::Sequence sequence = queue.record_sequence(issue);
+        const duet::Sequence sequence = queue.record_sequence(issue, duet::Recording::native);
         const duet::Sequence plain = queue.record_sequence(issue, duet::Recording::plain);
         const RawChain raw = raw_chain(device, queue, kernels, sequence.method());
         if (!raw.run) {
@@ -180,6 +182,10 @@ int main(int argc, char** argv)
                     figure(timed[3]).c_str(), raw.what, duet::bench::median(timed[1]) / duet::bench::median(timed[3]));
         if (!sequence.reason().empty()) {
             std::printf("%-10s plain because: %s\n", device.selector().c_str(), sequence.reason().c_str());
+        }
+        // What Recording::fastest, the default, takes on this device, and the two figures it went by.
+        if (const auto choice = duet::replay_choice(device)) {
+            std::printf("%-10s replay choice: %s\n", device.selector().c_str(), choice->text().c_str());
         }
     }
     return 0;

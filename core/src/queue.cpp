@@ -814,6 +814,13 @@ Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Rec
     constexpr const char* call = "Queue::record_sequence";
     const detail::QueueState& state = detail::live(state_, call, "Queue");
     const auto& device = *state.device;
+    std::string plain_reason = "a plain replay was asked for (Recording::plain)";
+    if (how == Recording::fastest) {
+        // Before the queue is taken: the measurement, the first time, runs on a queue of its own.
+        const auto choice = replay_choice(Device(state.device));
+        how = choice && choice->plain_is_faster() ? Recording::plain : Recording::native;
+        plain_reason = choice ? "the plain replay is the faster on this device: " + choice->text() : plain_reason;
+    }
     auto sequence = std::make_shared<detail::SequenceState>();
     sequence->device = state.device;
     bool backend_recording = false;
@@ -829,7 +836,7 @@ Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Rec
         device.check(device.api().queue_finish(state.handle));
         const auto begin = device.api().queue_begin_recording;
         if (how == Recording::plain) {
-            sequence->reason = "a plain replay was asked for (Recording::plain)";
+            sequence->reason = plain_reason;
         } else if (begin == nullptr || device.api().queue_end_recording == nullptr ||
                    device.api().sequence_replay == nullptr || device.api().sequence_release == nullptr) {
             sequence->reason = "the " + device.backend->name() +

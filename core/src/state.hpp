@@ -149,6 +149,13 @@ struct DeviceState {
     void charge(std::size_t bytes, const char* call) const;
     void refund(std::size_t bytes) const noexcept;
 
+    /// replay_choice()'s answer, once known in this process (replay_choice.cpp): held while it is
+    /// read or measured, so that the device's queues wait for one measurement rather than each make
+    /// their own.
+    mutable std::mutex replay_mutex;
+    mutable bool replay_known = false;
+    mutable std::optional<ReplayChoice> replay;
+
     /// The staging queue and pinned chunks of staged copies from this device to `to`, made on
     /// first use and kept while this device lives (peer_copy.cpp).
     StagingRoute& staging_route(const DeviceState& to) const;

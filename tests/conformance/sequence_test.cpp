@@ -1,6 +1,7 @@
 // Sequences: launches, copies and fills recorded once and replayed give what issuing them as often
 // gives, through the backend's own replay and the core's plain one; the method each device
 // reports; what a recording refuses, and the queue afterwards; lifetimes; devices and queues.
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <thread>
@@ -109,13 +110,67 @@ TEST_P(SequenceConformance, ArgumentValuesAreTakenWhenRecorded)
     EXPECT_EQ(download(queue(), data), Words(n, 6));
 }
 
+TEST_P(SequenceConformance, TheReplayChoiceTimesTheDevicesOwnWayAgainstThePlainOneAndIsKept)
+{
+    const auto choice = replay_choice(device());
+    const bool own_way = is_cuda() || lists_command_buffers();
+    ASSERT_EQ(choice.has_value(), own_way) << "a choice exactly where the device has a replay of its own";
+    if (!choice) {
+        return;
+    }
+    RecordProperty("replay_choice", choice->text());
+    EXPECT_EQ(choice->own, is_cuda() ? ReplayMethod::graph : ReplayMethod::command_buffer);
+    EXPECT_GT(choice->own_us, 0);
+    EXPECT_GT(choice->plain_us, 0);
+    EXPECT_TRUE(mentions(choice->text(), {choice->plain_is_faster() ? "plain: " : std::string(to_string(choice->own)),
+                                          "us a kernel against"}))
+        << choice->text();
+    // Asked again, the same answer: measured once a process.
+    const auto again = replay_choice(device());
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->own_us, choice->own_us);
+    EXPECT_EQ(again->plain_us, choice->plain_us);
+    // And kept in the kernel cache as a tuner's choice is, unless the cache is off.
+    const KernelCacheListing listing = list_kernel_cache();
+    if (listing.status.state != KernelCacheStatus::State::on) {
+        return;
+    }
+    const bool kept = std::any_of(listing.files.begin(), listing.files.end(), [](const KernelCacheFile& file) {
+        return file.format == "tuning" && file.tuning.starts_with("replay");
+    });
+    EXPECT_TRUE(kept) << "no tuning entry for the replay in " << listing.status.directory;
+}
+
+TEST_P(SequenceConformance, RecordingFastestTakesTheFasterWayAndSaysWhyWhereThatIsPlain)
+{
+    Buffer<std::uint32_t> data = make_buffer(device(), queue(), Words(n, 0));
+    const Kernel kernel = add_value();
+    const Sequence fastest =
+        queue().record_sequence([&](Queue& recording) { recording.launch(kernel, Range::cover(n, 64), data, 2u, n); });
+    const auto choice = replay_choice(device());
+    if (!choice) {
+        const Sequence native = queue().record_sequence([](Queue&) {}, Recording::native);
+        EXPECT_EQ(fastest.method(), native.method()) << "no choice: the device's own way, as Recording::native";
+    } else if (choice->plain_is_faster()) {
+        EXPECT_EQ(fastest.method(), ReplayMethod::plain);
+        EXPECT_TRUE(mentions(fastest.reason(), {"the plain replay is the faster on this device", "us a kernel"}))
+            << fastest.reason();
+    } else {
+        EXPECT_EQ(fastest.method(), choice->own);
+        EXPECT_EQ(fastest.reason(), "");
+    }
+    queue().replay(fastest);
+    queue().replay(fastest);
+    EXPECT_EQ(download(queue(), data), Words(n, 4));
+}
+
 TEST_P(SequenceConformance, MethodIsTheBackendsOwnOrPlainWithItsReason)
 {
     Buffer<std::uint32_t> data = make_buffer(device(), queue(), Words(n, 0));
     const Kernel kernel = add_value();
     const auto body = [&](Queue& recording) { recording.launch(kernel, Range::cover(n, 64), data, 1u, n); };
 
-    const Sequence native = queue().record_sequence(body);
+    const Sequence native = queue().record_sequence(body, Recording::native);
     RecordProperty("replay_method", std::string(to_string(native.method())));
     if (is_cuda()) {
         EXPECT_EQ(native.method(), ReplayMethod::graph);

@@ -214,14 +214,15 @@ public:
     /// often as needed: a CUDA graph
     /// (cuStreamBeginCapture, cuStreamEndCapture, cuGraphInstantiateWithFlags), an OpenCL command
     /// buffer (clCreateCommandBufferKHR, clCommand*KHR, clFinalizeCommandBufferKHR), or, where the
-    /// device has neither or `how` is Recording::plain, the commands kept by the core with their
-    /// argument values copied. A sequence touches no host memory and does not synchronise: host
+    /// device has neither, where `how` is Recording::plain, or where it is Recording::fastest and
+    /// replay_choice() found the plain replay faster on the device, the commands kept by the core
+    /// with their argument values copied. A sequence touches no host memory and does not synchronise: host
     /// copies, record(), wait() and finish() inside are InvalidArgument. Allocate before recording
     /// (CUDA refuses allocations during a capture). Commands that other threads issue on this queue
     /// meanwhile are recorded too, as CUDA's capture does, each wholly inside the recording or
     /// wholly before or after it; their host copies and synchronisation are refused alike. If `commands` throws,
     /// nothing was run, the recording is dropped and the queue is usable as before.
-    Sequence record_sequence(const std::function<void(Queue&)>& commands, Recording how = Recording::native);
+    Sequence record_sequence(const std::function<void(Queue&)>& commands, Recording how = Recording::fastest);
     /// Runs a sequence recorded on a queue of this queue's device (cuGraphLaunch /
     /// clEnqueueCommandBufferKHR / its commands issued again), ordered like any enqueue.
     void replay(const Sequence& sequence);

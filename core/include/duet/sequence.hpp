@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,9 +23,14 @@ enum class ReplayMethod {
     plain           ///< the core issues the recorded commands again, one by one
 };
 
-/// What Queue::record_sequence asks for: the backend's own way to replay where the device has
-/// one, or the core's plain replay (to measure what the backend's own way gains).
-enum class Recording { native, plain };
+/// What Queue::record_sequence asks for.
+enum class Recording {
+    /// The device's own replay or the core's plain one, whichever replay_choice() found faster on
+    /// the device: a command buffer can cost more a kernel than issuing the kernels again.
+    fastest,
+    native, ///< the device's own replay (graph, command buffer) where it has one
+    plain   ///< the core's plain replay (to measure what the device's own way gains)
+};
 
 /// Made by Queue::record_sequence and run by Queue::replay. A sequence keeps every buffer and
 /// kernel its commands use alive, so a replay never touches freed memory, whatever became of the
@@ -50,5 +56,31 @@ private:
 
 /// "graph", "command_buffer", "plain".
 std::string_view to_string(ReplayMethod method);
+
+class Device;
+
+/// How fast a device replays a chain of empty kernels its own way and the core's plain way, host
+/// microseconds a kernel: what Recording::fastest goes by.
+struct ReplayChoice {
+    ReplayMethod own = ReplayMethod::graph; ///< the device's own way: graph or command_buffer
+    double own_us = 0;                      ///< a kernel, replayed the device's own way
+    double plain_us = 0;                    ///< a kernel, replayed by the core one by one
+    bool from_cache = false;                ///< read from the kernel cache, not measured by this process
+
+    bool plain_is_faster() const { return plain_us < own_us; }
+    /// "plain: 42.1 us a kernel against 88.3 us for its command_buffer (measured)".
+    std::string text() const;
+};
+
+/// The entry point of the probe replay_choice() launches, which a launch log (duet explain) holds
+/// while the choice is measured: duet's own, not the workload's.
+inline constexpr std::string_view replay_probe_kernel_name = "duet_replay_probe";
+
+/// Once per device in a process: read from the kernel cache (beside the tuners' choices, keyed
+/// by the device and its driver), or else measured (a chain of 32 empty kernels recorded both
+/// ways, replayed alternately in 7 rounds after a warm-up, the medians) and kept there. nullopt
+/// where the device has no replay of its own, or where the probe could not be built or run
+/// (Recording::fastest then takes the device's own way, as Recording::native does).
+std::optional<ReplayChoice> replay_choice(const Device& device);
 
 } // namespace duet
