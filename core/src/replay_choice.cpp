@@ -1,7 +1,7 @@
 // Which replay Recording::fastest takes on a device. A device's own replay is not always the
-// cheaper: PoCL's command buffer cost 88 us a kernel where its kernels launched one by one cost
-// 42 us. So the two are measured once on a chain of empty kernels, and the answer kept in the
-// kernel cache as a tuner's choice is, keyed by the device, its driver and the probe's source.
+// cheaper: a PoCL command buffer can cost more a kernel than issuing its kernels again. So the two
+// are measured once on a chain of empty kernels, and the answer kept in the kernel cache as a
+// tuner's choice is, keyed by the device, its driver and the probe's source.
 #include <duet/cache.hpp>
 #include <duet/device.hpp>
 #include <duet/queue.hpp>
