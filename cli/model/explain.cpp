@@ -210,9 +210,6 @@ ExplainedRun explain(const workload::Job& job, const SassTools& tools)
             ++explained.spacer_launches;
             continue;
         }
-        if (launch.kernel.name() == replay_probe_kernel_name) { // how duet chose the device's replay
-            continue;
-        }
         ExplainedKernel* kernel = find_kernel(explained.kernels, launch.kernel);
         if (kernel == nullptr) {
             explained.kernels.push_back(

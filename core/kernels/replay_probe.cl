@@ -1,6 +1,4 @@
 // The probe that decides how a device replays sequences (Recording::fastest): a kernel that does
 // nothing, so that a chain of its launches costs what launching costs. The same entry point as
 // replay_probe.cu.
-__kernel void duet_replay_probe(void)
-{
-}
+__kernel void duet_replay_probe(void) {}

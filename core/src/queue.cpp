@@ -489,7 +489,9 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
     if (queue.recording == nullptr) [[likely]] {
         device.check(
             device.api().queue_launch(queue.handle, handle, &range, packed.data(), static_cast<std::uint32_t>(count)));
-        device.log_launch(kernel, given, packed.dynamic_local, false);
+        if (!queue.unlogged) {
+            device.log_launch(kernel, given, packed.dynamic_local, false);
+        }
         return;
     }
     auto recorded = std::make_shared<const RecordedLaunch>(handle, range, packed.data(), count);
@@ -507,7 +509,9 @@ void launch_or_record(const detail::QueueState& queue, const Kernel& kernel, con
                 }
             }
         });
-    device.log_launch(kernel, given, packed.dynamic_local, true);
+    if (!queue.unlogged) {
+        device.log_launch(kernel, given, packed.dynamic_local, true);
+    }
 }
 
 /// A recording from the moment the queue records: end() stops it, the gate held alone, and the

@@ -73,7 +73,8 @@ std::string kept_text(const ReplayChoice& choice)
 std::optional<ReplayChoice> measure(const Device& device)
 {
     Queue queue = device.create_queue();
-    const Kernel probe = device.build(kernels::replay_probe()).kernel(std::string(replay_probe_kernel_name));
+    queue.state()->unlogged = true; // duet's own launches, not the caller's
+    const Kernel probe = device.build(kernels::replay_probe()).kernel("duet_replay_probe");
     const auto issue = [&](Queue& recording) {
         for (int i = 0; i < chain; ++i) {
             recording.launch(probe, Range::grid_block(1, 1));

@@ -241,6 +241,9 @@ struct QueueState {
     mutable SequenceState* recording = nullptr;
     mutable std::shared_mutex recording_gate;
     mutable std::mutex recording_mutex;
+    /// duet's own queue (replay_choice's probe): its launches go to no launch log, which holds the
+    /// caller's.
+    mutable bool unlogged = false;
     ~QueueState();
 };
 

@@ -72,10 +72,6 @@ struct ReplayChoice {
     std::string text() const;
 };
 
-/// The entry point of the probe replay_choice() launches, which a launch log (duet explain) holds
-/// while the choice is measured: duet's own, not the workload's.
-inline constexpr std::string_view replay_probe_kernel_name = "duet_replay_probe";
-
 /// Once per device in a process: read from the kernel cache (beside the tuners' choices, keyed
 /// by the device and its driver), or else measured (a chain of 32 empty kernels recorded both
 /// ways, replayed alternately in 7 rounds after a warm-up, the medians) and kept there. nullopt
