@@ -128,6 +128,23 @@ json::Value roofline_json(const Roofline& line)
                         {"unknown", json::Array(line.peaks.unknown.begin(), line.peaks.unknown.end())}};
 }
 
+/// Each timed pass's phases in the order the passes ran, so that drift within a run (a slower
+/// stretch of host copies) can be seen, not only the medians it moved.
+json::Value passes_json(const std::vector<Sample>& samples)
+{
+    json::Array h2d, kernel, d2h, total;
+    for (const Sample& sample : samples) {
+        h2d.push_back(sample.h2d_ms);
+        kernel.push_back(sample.kernel_ms);
+        d2h.push_back(sample.d2h_ms);
+        total.push_back(sample.total_ms);
+    }
+    return json::Object{{"h2d_ms", std::move(h2d)},
+                        {"kernel_ms", std::move(kernel)},
+                        {"d2h_ms", std::move(d2h)},
+                        {"total_ms", std::move(total)}};
+}
+
 } // namespace
 
 json::Value run_json(const Run& run, std::span<const DeviceProperties* const> devices)
@@ -175,6 +192,7 @@ json::Value run_json(const Run& run, std::span<const DeviceProperties* const> de
                                                                  {"total_ms", statistics(m.total_summary())},
                                                                  {"rate_ms", statistics(m.rate_summary())}})
                                       : json::Value()},
+        {"passes", run.measured() ? passes_json(m.samples) : json::Value()},
         {"reference_ms", measured(m.reference_ms)},
         {"rate", measured(m.rate())},
         {"rate_unit", rate_unit(m.unit)},

@@ -733,6 +733,18 @@ TEST(Cli, CompareJsonCarriesEveryPhasesStatisticsAndTheAgreementInUlps)
     EXPECT_LE(kernel["low"].number(), kernel["median"].number());
     EXPECT_GE(kernel["high"].number(), kernel["median"].number());
     EXPECT_EQ(kernel["median"].number(), run["kernel_ms"].number());
+    // Every pass in the order it ran, each phase's own, the medians among them.
+    for (const char* phase : {"h2d_ms", "kernel_ms", "d2h_ms", "total_ms"}) {
+        const auto& passes = run["passes"][phase].array();
+        EXPECT_EQ(passes.size(), static_cast<std::size_t>(run["samples"].number())) << phase;
+        std::vector<double> sorted;
+        for (const auto& pass : passes) {
+            sorted.push_back(pass.number());
+        }
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_GE(run[phase].number(), sorted.front()) << phase;
+        EXPECT_LE(run[phase].number(), sorted.back()) << phase;
+    }
     EXPECT_EQ(run["agreement"]["count"].number(), 1000);
     EXPECT_EQ(run["agreement"]["differing"].number(), 0);
     EXPECT_EQ(run["agreement"]["ulp_histogram"].array().front()["ulps"].string(), "0");
