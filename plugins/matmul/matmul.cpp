@@ -75,7 +75,8 @@ const std::vector<BlockedTiles>& blocked_candidates()
 {
     static const std::vector<BlockedTiles> candidates{{128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 16, 8, 4},
                                                       {64, 128, 16, 4, 8}, {128, 64, 16, 8, 8},  {64, 128, 16, 8, 8},
-                                                      {64, 64, 16, 4, 4},  {64, 64, 16, 8, 8}};
+                                                      {64, 64, 16, 4, 4},  {64, 64, 16, 8, 8},   {64, 32, 16, 4, 4},
+                                                      {32, 64, 16, 4, 4},  {32, 32, 16, 4, 4}};
     return candidates;
 }
 
@@ -96,17 +97,22 @@ std::optional<BlockedTiles> parse_tiles(std::string_view name)
     return tiles;
 }
 
-std::size_t tuning_size(const Device& device)
+std::size_t tuning_size(DeviceType type, const Shape& shape)
 {
-    return device.properties().type == DeviceType::gpu ? 4096 : 256;
+    if (type != DeviceType::gpu) {
+        return 256;
+    }
+    const std::size_t side = std::max(shape.m, shape.n);
+    return side <= 1024 ? 1024 : side <= 2048 ? 2048 : 4096;
 }
 
 namespace {
 
-/// The search tuned_tiles() describes, or the choice a cache holds for this device and source.
-BlockedTiles search_tiles(const Device& device)
+/// The search tuned_tiles() describes for products of `size`³, or the choice a cache holds for
+/// this device, size and source.
+BlockedTiles search_tiles(const Device& device, std::size_t size)
 {
-    constexpr std::string_view tuned = "matmul_blocked tiles";
+    const std::string tuned = "matmul_blocked tiles at " + std::to_string(size);
     std::string sources;
     for (const auto& image : kernels::matmul().images) {
         if (image.format == ProgramFormat::opencl_c || image.format == ProgramFormat::cuda_c) {
@@ -118,7 +124,6 @@ BlockedTiles search_tiles(const Device& device)
             return *tiles;
         }
     }
-    const std::size_t size = tuning_size(device);
     const Shape shape{size, size, size};
     Queue queue = device.create_queue();
     const Buffer<float> a = device.alloc<float>(size * size);
@@ -152,17 +157,18 @@ BlockedTiles search_tiles(const Device& device)
 
 } // namespace
 
-BlockedTiles tuned_tiles(const Device& device)
+BlockedTiles tuned_tiles(const Device& device, const Shape& shape)
 {
     // Once per device and process as well: with the cache off, every launcher would search again.
     static std::mutex mutex;
     static std::map<std::string, BlockedTiles> chosen;
     const std::lock_guard lock(mutex);
-    const std::string device_key = device.selector() + " " + device.properties().name;
-    if (const auto found = chosen.find(device_key); found != chosen.end()) {
+    const std::size_t size = tuning_size(device.properties().type, shape);
+    const std::string key = device.selector() + " " + device.properties().name + " at " + std::to_string(size);
+    if (const auto found = chosen.find(key); found != chosen.end()) {
         return found->second;
     }
-    return chosen[device_key] = search_tiles(device);
+    return chosen[key] = search_tiles(device, size);
 }
 
 Launcher::Launcher(const Device& device, const std::string& variant, const BlockedTiles& tiles)

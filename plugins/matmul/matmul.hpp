@@ -50,23 +50,26 @@ struct BlockedTiles {
 
 /// The sizes a tuner tries: 64 to 256 threads a block (at about 128 registers a thread, two blocks
 /// of 256 fill an SM's register file), 4 × 4 to 8 × 8 results a thread, steps of 8 or 16; tiles of
-/// 64 × 64 for products too small to give every SM a 128 × 128 tile.
+/// 64 × 64, 64 × 32 and 32 × 32 for products too small to give every SM a 128 × 128 tile (a
+/// 1024² C has 64 of those for an H100's 132 SMs).
 const std::vector<BlockedTiles>& blocked_candidates();
 
 /// "128x128x8/8x8" back into tiles; nullopt for any other text.
 std::optional<BlockedTiles> parse_tiles(std::string_view name);
 
-/// The square product a tuner times each candidate on: 4096 on a GPU (several waves of tiles over
-/// every SM, as large products run; 2048 makes about one wave on an H100), 256 elsewhere (a CPU
-/// device takes seconds for larger ones).
-std::size_t tuning_size(const Device& device);
+/// The square product a tuner times each candidate on for a product of `shape`, its size class:
+/// on a GPU the first of 1024, 2048 and 4096 that C's larger side does not pass, and 4096 for
+/// larger ones (several waves of tiles over every SM, as large products run), since the best tiles
+/// for a product of too few tiles are not those of one of many; 256 elsewhere (a CPU device takes
+/// seconds for larger ones).
+std::size_t tuning_size(DeviceType type, const Shape& shape);
 
-/// The blocked kernel's tiles for `device`: the tuner's choice kept in the kernel cache (keyed by
-/// the device, its driver and matmul's kernel sources), else a search now over
-/// blocked_candidates(), each the best of three products of tuning_size(), whose winner is
-/// stored for later runs. A candidate the device cannot build or launch is passed over; if none
-/// can run, the defaults.
-BlockedTiles tuned_tiles(const Device& device);
+/// The blocked kernel's tiles for products of `shape` on `device`: the tuner's choice for its size
+/// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class and
+/// matmul's kernel sources), else a search now over blocked_candidates(), each the best of three
+/// products of the class's size, whose winner is stored for later runs. A candidate the device
+/// cannot build or launch is passed over; if none can run, the defaults.
+BlockedTiles tuned_tiles(const Device& device, const Shape& shape);
 
 /// Builds the kernels (or opens the vendor BLAS) once per device and variant; runs are then cheap.
 class Launcher {

@@ -37,7 +37,7 @@ std::vector<BatchSchedule> compared_with(BatchSchedule timed)
 }
 
 Batch::Batch(const Device& device, const std::string& variant, const Settings& settings)
-    : launcher_(device, variant, variant == "blocked" ? tuned_tiles(device) : BlockedTiles{}),
+    : launcher_(device, variant, variant == "blocked" ? tuned_tiles(device, shape_of(settings)) : BlockedTiles{}),
       shape_(shape_of(settings)), products_(products(settings))
 {
     for (std::size_t p = 0; batch_schedule(settings) != BatchSchedule::sequential && p < products_; ++p) {

@@ -136,6 +136,24 @@ INSTANTIATE_TEST_SUITE_P(Devices, MatmulBlockedTiles,
                                             ::testing::ValuesIn(matmul::blocked_candidates())),
                          tiles_case_name);
 
+// The tuner times each size class on its own: a product of too few tiles for the SMs wants other
+// tiles than one of many waves.
+TEST(MatmulBlockedTilesRule, AGpuTunesEachSizeClassAndAnotherDeviceOneSize)
+{
+    using matmul::Shape;
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{512, 512, 512}), 1024u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{1024, 1024, 4096}), 1024u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{1025, 64, 64}), 2048u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{64, 2048, 64}), 2048u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{4096, 4096, 4096}), 4096u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::gpu, Shape{8192, 8192, 8192}), 4096u);
+    EXPECT_EQ(matmul::tuning_size(DeviceType::cpu, Shape{8192, 8192, 8192}), 256u);
+    // Every candidate builds: the smaller tiles for small products share their loads out evenly too.
+    for (const auto& tiles : matmul::blocked_candidates()) {
+        EXPECT_FALSE(tiles.invalid_reason()) << tiles.name() << ": " << tiles.invalid_reason().value_or("");
+    }
+}
+
 // What the cache keeps is the name: each reads back as the same tiles, and nothing else reads.
 TEST(MatmulBlockedTilesRule, NamesReadBackAsTheSameTiles)
 {
