@@ -266,6 +266,10 @@ KernelTwin twin(const ExplainedKernel* cuda, const ExplainedKernel* opencl)
     }
     twin.cuda_mix = cuda->mix;
     twin.opencl_mix = opencl->mix;
+    if (cuda->sass && opencl->sass) {
+        twin.cuda_sass = cuda->sass;
+        twin.opencl_sass = opencl->sass;
+    }
     if (!cuda->mix || !opencl->mix) {
         twin.absent = !cuda->mix ? "CUDA's mix: " + cuda->mix_absent : "OpenCL's mix: " + opencl->mix_absent;
         return twin;

@@ -124,6 +124,9 @@ struct KernelTwin {
     std::optional<InstructionMix> opencl_mix;
     std::string absent; ///< why the mixes cannot be compared: one of them is missing, and why
     std::vector<MixDifference> differences;
+    /// Their SASS, where ptxas and a disassembler made both (ExplainedKernel::sass).
+    std::optional<SassMix> cuda_sass;
+    std::optional<SassMix> opencl_sass;
 };
 
 /// The programs a pair's twin kernels came from, one from each run, and the kernels they share.

@@ -286,14 +286,14 @@ std::string pair_heading(const ExplainedPair& pair, const std::vector<ExplainedR
            opencl.job.label + " (PCI " + cuda.job.device.properties().pci_bus_id + ")";
 }
 
-std::vector<std::string> group_names(const InstructionMix& cuda, const InstructionMix& opencl)
+std::vector<std::string> group_names(const std::vector<MixGroup>& cuda, const std::vector<MixGroup>& opencl)
 {
     std::vector<std::string> names;
-    for (const auto& group : cuda.groups) {
+    for (const auto& group : cuda) {
         names.push_back(group.name);
     }
     auto next = names.begin();
-    for (const auto& group : opencl.groups) {
+    for (const auto& group : opencl) {
         const auto found = std::find(names.begin(), names.end(), group.name);
         next = found != names.end() ? found + 1 : names.insert(next, group.name) + 1;
     }
@@ -380,6 +380,24 @@ void print_program_twins(std::ostream& out, const std::vector<ProgramTwin>& twin
     }
 }
 
+namespace {
+
+/// Two mixes' counts side by side, group by group, a star where they differ.
+template <class Mix> void print_side_by_side(std::ostream& out, const Mix& cuda, const Mix& opencl)
+{
+    Table table({{"group"}, {"CUDA", Table::Align::right}, {"OpenCL", Table::Align::right}, {""}});
+    for (const auto& group : group_names(cuda.groups, opencl.groups)) {
+        const auto a = cuda.count(group);
+        const auto b = opencl.count(group);
+        table.add_row({group, std::to_string(a), std::to_string(b), a == b ? "" : "*"});
+    }
+    table.add_row(
+        {"total", std::to_string(cuda.total), std::to_string(opencl.total), cuda.total == opencl.total ? "" : "*"});
+    table.print(out, "    ");
+}
+
+} // namespace
+
 void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
 {
     for (const auto& twin : twins) {
@@ -388,16 +406,12 @@ void print_kernel_twins(std::ostream& out, const std::vector<KernelTwin>& twins)
             print_wrapped(out, "    not compared:", twin.absent, "      ");
             continue;
         }
-        out << "    static instruction counts, * where they differ:\n";
-        Table table({{"group"}, {"CUDA", Table::Align::right}, {"OpenCL", Table::Align::right}, {""}});
-        for (const auto& group : group_names(*twin.cuda_mix, *twin.opencl_mix)) {
-            const auto a = twin.cuda_mix->count(group);
-            const auto b = twin.opencl_mix->count(group);
-            table.add_row({group, std::to_string(a), std::to_string(b), a == b ? "" : "*"});
+        out << "    static PTX instruction counts, * where they differ:\n";
+        print_side_by_side(out, *twin.cuda_mix, *twin.opencl_mix);
+        if (twin.cuda_sass && twin.opencl_sass) {
+            out << "    static SASS instruction counts (ptxas), * where they differ:\n";
+            print_side_by_side(out, *twin.cuda_sass, *twin.opencl_sass);
         }
-        table.add_row({"total", std::to_string(twin.cuda_mix->total), std::to_string(twin.opencl_mix->total),
-                       twin.cuda_mix->total == twin.opencl_mix->total ? "" : "*"});
-        table.print(out, "    ");
         if (twin.differences.empty()) {
             out << "    no difference that hints at a cause\n";
         }

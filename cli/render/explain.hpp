@@ -72,7 +72,7 @@ std::string ptxas_text(const PtxasKernel& figures);
 std::string mix_heading(const InstructionMix& mix);
 /// Every group either mix holds, in the mixes' own fixed order: each group only the OpenCL mix
 /// holds goes after the group it follows there.
-std::vector<std::string> group_names(const InstructionMix& cuda, const InstructionMix& opencl);
+std::vector<std::string> group_names(const std::vector<MixGroup>& cuda, const std::vector<MixGroup>& opencl);
 /// "axpb", or "saxpy_cuda / saxpy_cl" where the twins' names differ.
 std::string twin_name(const KernelTwin& twin);
 /// "FMA contraction: CUDA 1, OpenCL 0 FMA instructions".

@@ -173,7 +173,9 @@ json::Value pair_explained_json(const ExplainedPair& pair, const std::vector<Exp
                                        {"cuda_mix", mix_json(twin.cuda_mix)},
                                        {"opencl_mix", mix_json(twin.opencl_mix)},
                                        {"absent", twin.absent},
-                                       {"differences", std::move(differences)}});
+                                       {"differences", std::move(differences)},
+                                       {"cuda_sass", sass_json(twin.cuda_sass)},
+                                       {"opencl_sass", sass_json(twin.opencl_sass)}});
     }
     const auto& cuda = runs.at(pair.cuda);
     const auto& opencl = runs.at(pair.opencl);

@@ -191,6 +191,23 @@ std::string contents(const std::vector<ExplainedRun>& runs, const std::vector<Ex
     return html + "</ul>\n</nav>\n";
 }
 
+/// Two mixes' counts in one table, group by group, the rows whose counts differ (and the total,
+/// where it does) marked.
+template <class Mix> std::string side_by_side_table(const Mix& cuda, const Mix& opencl)
+{
+    std::vector<std::vector<Cell>> rows;
+    const auto row = [&](const std::string& name, std::uint64_t a, std::uint64_t b, const std::string& kind) {
+        const std::string marked = a == b ? kind : kind.empty() ? "differs" : kind + " differs";
+        const std::string number = marked.empty() ? "number" : "number " + marked;
+        rows.push_back({{name, marked}, {std::to_string(a), number}, {std::to_string(b), number}});
+    };
+    for (const auto& group : group_names(cuda.groups, opencl.groups)) {
+        row(group, cuda.count(group), opencl.count(group), "");
+    }
+    row("total", cuda.total, opencl.total, "total");
+    return html_table({"group", "CUDA", "OpenCL"}, rows);
+}
+
 } // namespace
 
 std::string kernel_report_section(const ExplainedKernel& kernel, const DeviceProperties& device,
@@ -210,18 +227,13 @@ std::string pair_report_section(const std::vector<KernelTwin>& kernels, const st
             html += labelled("Not compared:", twin.absent, "absent");
             continue;
         }
-        std::vector<std::vector<Cell>> rows;
-        const auto row = [&](const std::string& name, std::uint64_t a, std::uint64_t b, const std::string& kind) {
-            const std::string marked = a == b ? kind : kind.empty() ? "differs" : kind + " differs";
-            const std::string number = marked.empty() ? "number" : "number " + marked;
-            rows.push_back({{name, marked}, {std::to_string(a), number}, {std::to_string(b), number}});
-        };
-        for (const auto& group : group_names(*twin.cuda_mix, *twin.opencl_mix)) {
-            row(group, twin.cuda_mix->count(group), twin.opencl_mix->count(group), "");
-        }
-        row("total", twin.cuda_mix->total, twin.opencl_mix->total, "total");
         html += paragraph("Static PTX instruction counts; the groups that differ are marked.") +
-                html_table({"group", "CUDA", "OpenCL"}, rows);
+                side_by_side_table(*twin.cuda_mix, *twin.opencl_mix);
+        if (twin.cuda_sass && twin.opencl_sass) {
+            html += paragraph("Static SASS instruction counts (ptxas on each program's PTX); the groups that differ "
+                              "are marked.") +
+                    side_by_side_table(*twin.cuda_sass, *twin.opencl_sass);
+        }
         if (twin.differences.empty()) {
             html += paragraph("No difference that hints at a cause.", "note");
             continue;

@@ -16,6 +16,7 @@
 namespace duet::cli {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -53,7 +54,7 @@ TEST(ExplainReport, APairsMixesSitSideBySideWithTheRowsThatDifferMarked)
     const auto& cuda = *twins[0].cuda_mix;
     const auto& opencl = *twins[0].opencl_mix;
     std::size_t differing = 0;
-    for (const auto& group : group_names(cuda, opencl)) {
+    for (const auto& group : group_names(cuda.groups, opencl.groups)) {
         const std::string row = row_of(html, group);
         ASSERT_FALSE(row.empty()) << group;
         const auto a = cuda.count(group);
@@ -67,6 +68,30 @@ TEST(ExplainReport, APairsMixesSitSideBySideWithTheRowsThatDifferMarked)
     EXPECT_GE(differing, 2u);
     EXPECT_THAT(row_of(html, "FMA f32"), HasSubstr("differs"));
     EXPECT_THAT(row_of(html, "total"), HasSubstr("differs"));
+}
+
+TEST(ExplainReport, APairsSassSitsSideBySideWhereBothRunsHaveIt)
+{
+    auto cuda = kernel_named("axpb", mix_in("mix.ptx", "axpb"));
+    auto opencl = kernel_named("axpb", mix_in("mix_fmad_false.ptx", "axpb"));
+    cuda.sass = SassMix{"axpb", {{"FMA f32 (FFMA)", 1}, {"global load (LDG) 32-bit", 2}}, 3};
+    opencl.sass =
+        SassMix{"axpb", {{"multiply f32 (FMUL)", 1}, {"add f32 (FADD)", 1}, {"global load (LDG) 32-bit", 2}}, 4};
+    const auto twins = pair_kernels({cuda}, {opencl});
+    ASSERT_EQ(twins.size(), 1u);
+    ASSERT_TRUE(twins[0].cuda_sass && twins[0].opencl_sass);
+    const std::string html = pair_report_section(twins, {}, {}, {});
+    const auto sass_at = html.find("Static SASS instruction counts");
+    ASSERT_NE(sass_at, std::string::npos);
+    const std::string sass = html.substr(sass_at);
+    EXPECT_THAT(row_of(sass, "FMA f32 (FFMA)"),
+                AllOf(HasSubstr(">1</td>"), HasSubstr(">0</td>"), HasSubstr("differs")));
+    EXPECT_THAT(row_of(sass, "global load (LDG) 32-bit"), Not(HasSubstr("differs")));
+    EXPECT_THAT(row_of(sass, "total"), AllOf(HasSubstr(">3</td>"), HasSubstr(">4</td>")));
+    // One side without SASS: no SASS table.
+    opencl.sass.reset();
+    EXPECT_THAT(pair_report_section(pair_kernels({cuda}, {opencl}), {}, {}, {}),
+                Not(HasSubstr("Static SASS instruction counts")));
 }
 
 TEST(ExplainReport, EachDifferenceComesWithItsHypothesisAndTest)
