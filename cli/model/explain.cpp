@@ -34,11 +34,18 @@ std::size_t program_index(std::vector<ExplainedProgram>& programs, const Program
     if (found != programs.end()) {
         return static_cast<std::size_t>(found - programs.begin());
     }
-    ExplainedProgram explained{program, {}, std::nullopt, {}, std::nullopt, {}, std::nullopt, {}};
+    ExplainedProgram explained{program, {}, std::nullopt, {}, {}, {}, std::nullopt, {}, std::nullopt, {}};
     try {
         explained.assembly = program.assembly();
     } catch (const Error& error) {
         explained.assembly_absent = error.message();
+    }
+    if (explained.assembly) {
+        try {
+            explained.mixes = entry_mixes(*explained.assembly);
+        } catch (const Error& error) {
+            explained.mixes_absent = "its program's code is not PTX that duet can read: " + error.message();
+        }
     }
     try {
         explained.build_options = program.build_options();
@@ -55,8 +62,18 @@ void add_mix(ExplainedKernel& kernel, const ExplainedProgram& program)
         kernel.mix_absent = program.assembly_absent;
         return;
     }
+    if (!program.mixes_absent.empty()) {
+        kernel.mix_absent = program.mixes_absent;
+        return;
+    }
+    const auto found = std::find_if(program.mixes.begin(), program.mixes.end(),
+                                    [&](const InstructionMix& mix) { return mix.entry == kernel.name; });
+    if (found != program.mixes.end()) {
+        kernel.mix = *found;
+        return;
+    }
     try {
-        kernel.mix = mix_of(*program.assembly, kernel.name);
+        kernel.mix = mix_of(*program.assembly, kernel.name); // throws, naming the entries there are
     } catch (const Error& error) {
         kernel.mix_absent = "its program's code is not PTX that duet can read: " + error.message();
     }

@@ -75,6 +75,8 @@ struct ExplainedProgram {
     std::vector<std::string> kernels;
     std::optional<std::string> assembly;      ///< PTX text where the backend keeps it
     std::string assembly_absent;              ///< why not: Program::assembly's Unsupported
+    std::vector<InstructionMix> mixes;        ///< each .entry's, the assembly read once
+    std::string mixes_absent;                 ///< why none: the assembly is not PTX duet can read
     std::optional<std::string> build_options; ///< Program::build_options: what the compiler was given
     std::string build_options_absent;         ///< why not: the backend cannot say
     std::optional<ProgramSass> sass;          ///< its PTX through the toolkit's ptxas

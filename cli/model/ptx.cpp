@@ -584,30 +584,19 @@ std::vector<std::string> ptx_entries(std::string_view ptx)
     return entries;
 }
 
-InstructionMix mix_of(std::string_view ptx, std::string_view entry)
+namespace {
+
+/// The mix of `kernel` among a module's `functions`, the .funcs it calls counted with it.
+InstructionMix mix_in_module(const std::vector<Function>& functions, const Function& kernel)
 {
-    const std::vector<Function> functions = Parser(ptx).module();
     const auto find = [&](std::string_view name) {
         return std::find_if(functions.begin(), functions.end(), [&](const Function& f) { return f.name == name; });
     };
-    const auto kernel = find(entry);
-    if (kernel == functions.end() || !kernel->entry || !kernel->defined) {
-        std::string known;
-        for (const Function& function : functions) {
-            if (function.entry && function.defined) {
-                known += (known.empty() ? "" : ", ") + std::string(function.name);
-            }
-        }
-        throw NotFound("duet", error_call,
-                       "no .entry " + quoted(entry) + " in the PTX; " +
-                           (known.empty() ? std::string("it defines no .entry") : "its entries: " + known));
-    }
-
     InstructionMix mix;
-    mix.entry = std::string(entry);
+    mix.entry = std::string(kernel.name);
     std::map<Group, std::uint64_t> counts;
-    std::vector<const Function*> pending = {&*kernel};
-    std::set<std::string_view> seen = {kernel->name};
+    std::vector<const Function*> pending = {&kernel};
+    std::set<std::string_view> seen = {kernel.name};
     while (!pending.empty()) {
         const Function* function = pending.back();
         pending.pop_back();
@@ -630,6 +619,39 @@ InstructionMix mix_of(std::string_view ptx, std::string_view entry)
         mix.groups.push_back({group.name, count});
     }
     return mix;
+}
+
+} // namespace
+
+InstructionMix mix_of(std::string_view ptx, std::string_view entry)
+{
+    const std::vector<Function> functions = Parser(ptx).module();
+    const auto kernel =
+        std::find_if(functions.begin(), functions.end(), [&](const Function& f) { return f.name == entry; });
+    if (kernel == functions.end() || !kernel->entry || !kernel->defined) {
+        std::string known;
+        for (const Function& function : functions) {
+            if (function.entry && function.defined) {
+                known += (known.empty() ? "" : ", ") + std::string(function.name);
+            }
+        }
+        throw NotFound("duet", error_call,
+                       "no .entry " + quoted(entry) + " in the PTX; " +
+                           (known.empty() ? std::string("it defines no .entry") : "its entries: " + known));
+    }
+    return mix_in_module(functions, *kernel);
+}
+
+std::vector<InstructionMix> entry_mixes(std::string_view ptx)
+{
+    const std::vector<Function> functions = Parser(ptx).module();
+    std::vector<InstructionMix> mixes;
+    for (const Function& function : functions) {
+        if (function.entry && function.defined) {
+            mixes.push_back(mix_in_module(functions, function));
+        }
+    }
+    return mixes;
 }
 
 // ---- Differences -------------------------------------------------------------------------------

@@ -54,6 +54,10 @@ std::vector<std::string> ptx_entries(std::string_view ptx);
 /// duet::InvalidArgument naming the line for text that is not PTX.
 InstructionMix mix_of(std::string_view ptx, std::string_view entry);
 
+/// The mix of every `.entry` the module defines, in its order, from one reading of it: what a
+/// program's kernels need, read once. Throws duet::InvalidArgument as mix_of does.
+std::vector<InstructionMix> entry_mixes(std::string_view ptx);
+
 /// The differences between two builds of one kernel that matter, in a fixed order; none for
 /// equal mixes.
 std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const InstructionMix& opencl);

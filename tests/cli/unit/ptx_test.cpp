@@ -264,6 +264,21 @@ TEST(PtxMix, ADirectiveThatEndsWithItsBracedBlockIsSkipped)
                 ElementsAre(std::pair{"parameter load", 1u}, std::pair{"return/exit", 1u}));
 }
 
+TEST(PtxMix, EveryEntrysMixFromOneReadingIsEachOnesOwn)
+{
+    const std::string mix = ptx_file("mix.ptx");
+    const auto entries = ptx_entries(mix);
+    const auto mixes = entry_mixes(mix);
+    ASSERT_EQ(mixes.size(), entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const InstructionMix alone = mix_of(mix, entries[i]);
+        EXPECT_EQ(mixes[i].entry, entries[i]);
+        EXPECT_EQ(mixes[i].total, alone.total) << entries[i];
+        EXPECT_EQ(groups_of(mixes[i]), groups_of(alone)) << entries[i];
+        EXPECT_EQ(mixes[i].functions, alone.functions) << entries[i];
+    }
+}
+
 TEST(PtxErrors, AnAbsentEntryNamesTheEntriesThatExist)
 {
     const std::string mix = ptx_file("mix.ptx");
