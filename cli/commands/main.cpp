@@ -127,10 +127,12 @@ const std::vector<Command>& commands()
           .summary = "Runs the workload (or a manifest) once on every selected device, untimed and unchecked, and for\n"
                      "every kernel it launched shows the launch (grid, block, dynamic local memory), the kernel's\n"
                      "registers, private and static local memory and largest block, its occupancy per SM by the CUDA\n"
-                     "occupancy calculator's rules (beside the driver's own figure on CUDA; not applicable on a CPU)\n"
-                     "and its compiled code's instruction mix where the driver keeps PTX (CUDA, NVIDIA's OpenCL; not\n"
-                     "PoCL). For one GPU reached through CUDA and OpenCL, the two mixes side by side, each difference\n"
-                     "with a hypothesis and the option that tests it.\n"
+                     "occupancy calculator's rules (beside the driver's own figure on CUDA; not applicable on a CPU),\n"
+                     "its compiled code's instruction mix where the driver keeps PTX (CUDA, NVIDIA's OpenCL; not\n"
+                     "PoCL), ptxas's figures and the SASS mix where the CUDA toolkit is on PATH, and each program's\n"
+                     "build options. For one GPU reached through CUDA and OpenCL, the two mixes side by side, each\n"
+                     "difference with a hypothesis and the option that tests it. Build caches are off for the run,\n"
+                     "so that NVIDIA's OpenCL names its registers.\n"
                      "Exit code 1 when a run failed or none could be explained; an unsupported run is shown with why.",
           .options = {devices_option,
                       {"variants", Kind::repeated, "V,...", "the variants to explain (default: the workload's first)"},
