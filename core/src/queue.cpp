@@ -822,8 +822,11 @@ Sequence Queue::record_sequence(const std::function<void(Queue&)>& commands, Rec
     if (how == Recording::fastest) {
         // Before the queue is taken: the measurement, the first time, runs on a queue of its own.
         const auto choice = replay_choice(Device(state.device));
-        how = choice && choice->plain_is_faster() ? Recording::plain : Recording::native;
-        plain_reason = choice ? "the plain replay is the faster on this device: " + choice->text() : plain_reason;
+        how = Recording::native;
+        if (choice && choice->plain_is_faster()) {
+            how = Recording::plain;
+            plain_reason = "the plain replay is the faster on this device: " + choice->text();
+        }
     }
     auto sequence = std::make_shared<detail::SequenceState>();
     sequence->device = state.device;
