@@ -161,10 +161,8 @@ duet_status queue_finish(duet_queue queue)
     return guard([&] { check(clFinish(queue->queue), "clFinish"); });
 }
 
-// Copies and fills of more than a piece go in as several commands, one after another on the
-// in-order queue. A jacobi of n = 49152 through NVIDIA's OpenCL, whose A (9.66 GB) one command wrote
-// and another copied whole, left the queue invalid, where runs whose commands moved up to 4.8 GB
-// passed; pieces cost a few microseconds of a copy of gigabytes.
+// Transfers, copies and fills of more than a piece go in as several commands, one after another on
+// the in-order queue: pieces cost a few microseconds of a command of gigabytes.
 constexpr std::size_t piece_bytes = std::size_t{1} << 30;
 
 /// enqueue(done, size) for each piece of `bytes` in order; once with (0, 0) for none.
@@ -177,6 +175,50 @@ template <class Enqueue> void in_pieces(std::size_t bytes, Enqueue&& enqueue)
         done += size;
     } while (done < bytes);
 }
+
+// NVIDIA's OpenCL faults a fill that reaches 8 GiB into its buffer, whole or in pieces
+// (CL_INVALID_COMMAND_QUEUE at the next wait, the context unusable after it), and a fill of 9 GiB
+// in one command had not ended after a minute; copies, writes and reads at the same offsets were
+// right (an H200, driver 580). So a piece of a fill that reaches past 2 GiB goes through a
+// sub-buffer that starts where it does: the driver's offset stays below 2^31 bytes, which no
+// signed 32-bit count of a pattern's elements overflows.
+constexpr std::size_t fill_offset_limit = std::size_t{1} << 31;
+
+/// [offset, offset + size) of a buffer as a fill names it: the buffer and the offset, or a
+/// sub-buffer from the offset rounded down to the device's base-address alignment, and the rest.
+class FillRegion {
+public:
+    FillRegion(const duet_device_s& device, cl_mem buffer, std::size_t offset, std::size_t size)
+        : memory_(buffer), offset_(offset)
+    {
+        if (offset + size <= fill_offset_limit) {
+            return;
+        }
+        const std::size_t alignment = std::max<std::size_t>(device.base_address_alignment, 1);
+        const cl_buffer_region region{offset / alignment * alignment, offset % alignment + size};
+        cl_int status = CL_SUCCESS;
+        memory_ = clCreateSubBuffer(buffer, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+        check(status, "clCreateSubBuffer");
+        owned_ = true;
+        offset_ = offset % alignment;
+    }
+    FillRegion(const FillRegion&) = delete;
+    FillRegion& operator=(const FillRegion&) = delete;
+    // The command that names it keeps the sub-buffer alive until it completes.
+    ~FillRegion()
+    {
+        if (owned_) {
+            clReleaseMemObject(memory_);
+        }
+    }
+    cl_mem memory() const { return memory_; }
+    std::size_t offset() const { return offset_; }
+
+private:
+    cl_mem memory_;
+    std::size_t offset_;
+    bool owned_ = false;
+};
 
 duet_status queue_write(duet_queue queue, duet_buffer dst, std::size_t offset, const void* src, std::size_t bytes)
 {
@@ -230,7 +272,8 @@ duet_status queue_fill(duet_queue queue, duet_buffer dst, std::size_t offset, st
         }
         // A piece is a whole number of patterns: they are powers of two up to 128 bytes.
         in_pieces(bytes, [&](std::size_t done, std::size_t size) {
-            check(clEnqueueFillBuffer(queue->queue, dst->memory, pattern, pattern_size, offset + done, size, 0, nullptr,
+            const FillRegion to(*queue->device, dst->memory, offset + done, size);
+            check(clEnqueueFillBuffer(queue->queue, to.memory(), pattern, pattern_size, to.offset(), size, 0, nullptr,
                                       nullptr),
                   "clEnqueueFillBuffer");
         });
