@@ -116,9 +116,7 @@ int explain_command(const Arguments& arguments)
     }
     if (outputs.table) {
         std::cout << explain_heading(header) << "\n";
-        for (const auto& note : header.notes) {
-            std::cout << note << "\n";
-        }
+        print_explain_notes(std::cout, header);
         print_unavailable_backends(std::cout);
     }
     std::vector<ExplainedRun> runs;

@@ -332,6 +332,14 @@ std::string explain_heading(const ExplainHeader& header)
            std::to_string(header.seed);
 }
 
+void print_explain_notes(std::ostream& out, const ExplainHeader& header)
+{
+    for (const auto& note : header.notes) {
+        const auto space = note.find(' ');
+        print_wrapped(out, note.substr(0, space), space == std::string::npos ? "" : note.substr(space + 1), "  ");
+    }
+}
+
 namespace {
 
 void print_build_options(std::ostream& out, const ExplainedRun& run)

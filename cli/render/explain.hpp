@@ -40,6 +40,8 @@ struct ExplainHeader {
 
 /// "duet explain: newton, 1 variant on 4 devices; one untimed pass each, values not checked; seed 1".
 std::string explain_heading(const ExplainHeader& header);
+/// The header's notes, each broken at spaces to fit the table's width.
+void print_explain_notes(std::ostream& out, const ExplainHeader& header);
 
 /// The words the table and the report share, each made in one place.
 /// "vector_add/default on opencl:0 pthread-... [OpenCL (PoCL)]".

@@ -56,7 +56,9 @@ TEST(CliPeerRoutes, EveryOrderedPairOfOneBackendIsListedWithItsRoute)
 
 TEST(CliPeerRoutes, ABackendWithOneDeviceListsNoRoute)
 {
-    const auto listed = run_duet({"devices", "--json"}, {{"POCL_DEVICES", "pthread"}});
+    // PoCL alone: a GPU machine's NVIDIA OpenCL devices would join its one.
+    const EnvChanges env = pocl_alone({{"POCL_DEVICES", "pthread"}});
+    const auto listed = run_duet({"devices", "--json"}, env);
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
     const auto devices = json::parse(listed.out);
     std::map<std::string, int> per_backend;
@@ -67,7 +69,7 @@ TEST(CliPeerRoutes, ABackendWithOneDeviceListsNoRoute)
     for (const auto& route : devices["peer_routes"].array()) {
         EXPECT_NE(route["backend"].string(), "opencl");
     }
-    const auto table = run_duet({"devices"}, {{"POCL_DEVICES", "pthread"}});
+    const auto table = run_duet({"devices"}, env);
     EXPECT_THAT(table.out, Not(HasSubstr("opencl:0 → ")));
 }
 

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -133,6 +135,33 @@ std::optional<TwoDevices> two_devices(const EnvChanges& base)
         }
     }
     return std::nullopt;
+}
+
+EnvChanges pocl_alone(EnvChanges base)
+{
+    static const std::filesystem::path folder = [] {
+        const auto path = std::filesystem::temp_directory_path() / ("duet-pocl-alone-" + std::to_string(::getpid()));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+        // The ICD files the loader reads here (OCL_ICD_VENDORS where set, as scripts/gpu-check
+        // sets it), those that name PoCL's library.
+        const char* vendors = std::getenv("OCL_ICD_VENDORS");
+        const std::filesystem::path from = vendors != nullptr && std::filesystem::is_directory(vendors)
+                                               ? std::filesystem::path(vendors)
+                                               : std::filesystem::path("/etc/OpenCL/vendors");
+        std::error_code error;
+        for (const auto& entry : std::filesystem::directory_iterator(from, error)) {
+            if (entry.path().extension() == ".icd" &&
+                read_file(entry.path().string()).find("pocl") != std::string::npos) {
+                std::filesystem::copy_file(entry.path(), path / entry.path().filename());
+            }
+        }
+        return path;
+    }();
+    base["CUDA_VISIBLE_DEVICES"] = "";
+    base["OCL_ICD_VENDORS"] = folder.string();
+    base["OCL_ICD_FILENAMES"] = std::nullopt;
+    return base;
 }
 
 std::string pocl_device(const EnvChanges& env)

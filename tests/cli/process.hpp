@@ -36,6 +36,12 @@ Completed run_program(const std::vector<std::string>& command, const EnvChanges&
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);
 
+/// `base` with duet seeing PoCL's devices alone: an OpenCL vendors folder that lists PoCL's ICD
+/// alone, and no GPU visible to CUDA. On a GPU machine NVIDIA's drivers then neither add devices
+/// (to a test that counts them) nor reserve their gigabytes of address space (in a test under
+/// `ulimit -v`); on a machine without a GPU nothing changes.
+EnvChanges pocl_alone(EnvChanges base = {});
+
 /// The selector of a PoCL device duet lists under `env`, "" where there is none.
 std::string pocl_device(const EnvChanges& env = {});
 
