@@ -56,6 +56,23 @@ struct CommandBuffers {
     void* fill = nullptr;
 };
 
+/// The host memory of a device that its driver moves without staging: what host_alloc gave and
+/// host_register named, by where each range starts. Transfers from anywhere else are pageable.
+class PinnedRanges {
+public:
+    void add(const void* start, std::size_t bytes);
+    void remove(const void* start);
+    /// [host, host + bytes) lies within one range.
+    bool hold(const void* host, std::size_t bytes) const;
+
+private:
+    mutable std::mutex mutex_;
+    std::map<const char*, std::size_t> ranges_;
+};
+
+/// A queue's pinned slots for pageable transfers, made on its first (queue.cpp).
+class Staging;
+
 } // namespace duet::backend::opencl
 
 // The handle objects live in the global namespace because the ABI header declares them there.
@@ -79,6 +96,7 @@ struct duet_device_s : duet::backend::Handle {
     std::uint32_t warp_width = 0;          ///< CL_DEVICE_WARP_SIZE_NV; 0 elsewhere
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
+    duet::backend::opencl::PinnedRanges pinned; ///< host memory it need not stage (memory.cpp)
     /// Looked up on the device's first recording (sequence.cpp).
     std::once_flag command_buffers_once;
     duet::backend::opencl::CommandBuffers command_buffers;
@@ -103,6 +121,8 @@ struct duet_queue_s : duet::backend::Handle {
     cl_command_queue queue = nullptr;
     /// The command buffer the queue's commands go to, between queue_begin_recording and queue_end_recording.
     std::unique_ptr<duet_sequence_s> recording;
+    std::unique_ptr<duet::backend::opencl::Staging> staging; ///< made on the first pageable transfer
+    std::once_flag staging_once;
 
     ~duet_queue_s();
 };
@@ -116,7 +136,8 @@ struct duet_buffer_s : duet::backend::Handle {
 struct duet_host_memory_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_mem memory = nullptr;
-    void* mapped = nullptr; ///< the host pointer while mapped; registered memory is never mapped
+    void* mapped = nullptr;       ///< the host pointer while mapped; registered memory is never mapped
+    const void* pinned = nullptr; ///< where its range starts in the device's PinnedRanges
 
     ~duet_host_memory_s();
 };

@@ -4,6 +4,7 @@
 // (580, H100) gives kernels a device copy that host writes never reach, so there it is refused.
 #include "common.hpp"
 
+#include <iterator>
 #include <memory>
 
 namespace duet::backend::opencl {
@@ -70,6 +71,8 @@ duet_status host_alloc(duet_device device, std::size_t bytes, duet_host_memory_k
         host->mapped = clEnqueueMapBuffer(device->mapping_queue, host->memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                           bytes, 0, nullptr, nullptr, &code);
         check(code, "clEnqueueMapBuffer");
+        device->pinned.add(host->mapped, bytes);
+        host->pinned = host->mapped;
         *pointer = host->mapped;
         *memory = host.release();
     });
@@ -83,6 +86,9 @@ duet_status host_register(duet_device device, void* pointer, std::size_t bytes, 
         cl_int code = CL_SUCCESS;
         host->memory = clCreateBuffer(device->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, bytes, pointer, &code);
         check(code, "clCreateBuffer");
+        // The driver decides what registering does; transfers from the range are left to it.
+        device->pinned.add(pointer, bytes);
+        host->pinned = pointer;
         *memory = host.release();
     });
 }
@@ -107,6 +113,29 @@ duet_status host_device_buffer(duet_host_memory memory, duet_buffer* buffer)
     });
 }
 
+void PinnedRanges::add(const void* start, std::size_t bytes)
+{
+    const std::lock_guard lock(mutex_);
+    ranges_[static_cast<const char*>(start)] = bytes;
+}
+
+void PinnedRanges::remove(const void* start)
+{
+    const std::lock_guard lock(mutex_);
+    ranges_.erase(static_cast<const char*>(start));
+}
+
+bool PinnedRanges::hold(const void* host, std::size_t bytes) const
+{
+    const char* begin = static_cast<const char*>(host);
+    const std::lock_guard lock(mutex_);
+    auto after = ranges_.upper_bound(begin);
+    if (after == ranges_.begin())
+        return false;
+    const auto& [start, size] = *std::prev(after);
+    return static_cast<std::size_t>(begin - start) + bytes <= size;
+}
+
 } // namespace duet::backend::opencl
 
 duet_buffer_s::~duet_buffer_s()
@@ -117,6 +146,8 @@ duet_buffer_s::~duet_buffer_s()
 
 duet_host_memory_s::~duet_host_memory_s()
 {
+    if (pinned)
+        device->pinned.remove(pinned);
     // Waited for, so that the pages are given back when host_release returns, not at some later
     // point of the mapping queue.
     if (mapped && clEnqueueUnmapMemObject(device->mapping_queue, memory, mapped, 0, nullptr, nullptr) == CL_SUCCESS)

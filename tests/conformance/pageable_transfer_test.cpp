@@ -1,0 +1,97 @@
+// Transfers of pageable host memory at sizes and offsets on either side of the OpenCL backend's
+// staging chunks (256 KiB to 4 MiB) and of its four slots, in order with the device's own
+// commands: what comes back is what went in, staged or not. DUET_OPENCL_STAGING=on stages on
+// every OpenCL device, PoCL included, and off never; CUDA's driver stages pageable memory itself.
+#include "duet_test.hpp"
+
+namespace duet::test {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+constexpr std::size_t sizes[] = {
+    1, 4093, (std::size_t{256} << 10) - 1, (std::size_t{256} << 10) + 3, (std::size_t{1} << 20) + 5,
+    (std::size_t{17} << 20) + 11, // more chunks than slots
+};
+constexpr std::size_t offset = 7;         // the host's bytes land off any alignment
+constexpr unsigned char around = 0xee;    // what the device's fill leaves on either side
+constexpr const char* settings[] = {"on", "off"};
+
+class PageableTransferConformance : public DeviceTest {};
+
+TEST_P(PageableTransferConformance, WritesAndReadsOfEverySizeKeepEveryByteInOrderWithFills)
+{
+    for (const char* setting : settings) {
+        const ScopedEnv staging("DUET_OPENCL_STAGING", setting);
+        for (const std::size_t size : sizes) {
+            SCOPED_TRACE(std::string("DUET_OPENCL_STAGING=") + setting + ", " + std::to_string(size) + " bytes");
+            const std::size_t total = size + 2 * offset;
+            const RawBuffer buffer = device().alloc_bytes(total);
+            const Bytes sent = random_values<unsigned char>(size, test_seed() + size);
+            // The fill before the write, and the read after both, all queued without a wait between.
+            queue().fill_bytes(buffer, 0, total, &around, 1);
+            queue().write_bytes(buffer, offset, sent.data(), size);
+            Bytes back(total);
+            queue().read_bytes(back.data(), buffer, 0, total);
+            queue().finish();
+            EXPECT_EQ(Bytes(back.begin(), back.begin() + offset), Bytes(offset, around));
+            EXPECT_TRUE(Bytes(back.begin() + offset, back.end() - offset) == sent) << "the bytes written differ";
+            EXPECT_EQ(Bytes(back.end() - offset, back.end()), Bytes(offset, around));
+        }
+    }
+}
+
+TEST_P(PageableTransferConformance, AReadWaitsForTheCopyBeforeIt)
+{
+    for (const char* setting : settings) {
+        const ScopedEnv staging("DUET_OPENCL_STAGING", setting);
+        SCOPED_TRACE(std::string("DUET_OPENCL_STAGING=") + setting);
+        const std::size_t size = std::size_t{9} << 20;
+        const RawBuffer first = device().alloc_bytes(size);
+        const RawBuffer second = device().alloc_bytes(size);
+        const Bytes sent = random_values<unsigned char>(size, test_seed());
+        queue().write_bytes(first, 0, sent.data(), size);
+        queue().copy_bytes(second, 0, first, 0, size);
+        Bytes back(size);
+        queue().read_bytes(back.data(), second, 0, size);
+        queue().finish();
+        EXPECT_TRUE(back == sent) << "the read did not see the copy";
+    }
+}
+
+TEST_P(PageableTransferConformance, AStagedWriteIsDoneWithTheHostsBytesWhenItReturns)
+{
+    if (!is_opencl()) {
+        GTEST_SKIP() << "DUET_OPENCL_STAGING is the OpenCL backend's; CUDA's driver stages pageable memory itself";
+    }
+    const ScopedEnv staging("DUET_OPENCL_STAGING", "on");
+    const std::size_t size = (std::size_t{17} << 20) + 11;
+    const RawBuffer buffer = device().alloc_bytes(size);
+    Bytes host = random_values<unsigned char>(size, test_seed());
+    const Bytes sent = host;
+    queue().write_bytes(buffer, 0, host.data(), size);
+    std::fill(host.begin(), host.end(), around); // as CUDA allows after a pageable copy returns
+    Bytes back(size);
+    queue().read_bytes(back.data(), buffer, 0, size);
+    queue().finish();
+    EXPECT_TRUE(back == sent) << "the write took bytes written after it returned";
+}
+
+TEST_P(PageableTransferConformance, AnUnknownStagingSettingIsRefusedNamingTheVariable)
+{
+    if (!is_opencl()) {
+        GTEST_SKIP() << "DUET_OPENCL_STAGING is the OpenCL backend's";
+    }
+    const ScopedEnv staging("DUET_OPENCL_STAGING", "sometimes");
+    const RawBuffer buffer = device().alloc_bytes(64);
+    const Bytes sent(64, 1);
+    auto error = expect_error<InvalidArgument>([&] { queue().write_bytes(buffer, 0, sent.data(), 64); });
+    if (error) {
+        DUET_EXPECT_MENTIONS(*error, "DUET_OPENCL_STAGING=sometimes", "expected auto, on or off");
+    }
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(PageableTransferConformance);
+
+} // namespace
+} // namespace duet::test
