@@ -10,11 +10,15 @@ namespace {
 using Bytes = std::vector<unsigned char>;
 
 constexpr std::size_t sizes[] = {
-    1, 4093, (std::size_t{256} << 10) - 1, (std::size_t{256} << 10) + 3, (std::size_t{1} << 20) + 5,
+    1,
+    4093,
+    (std::size_t{256} << 10) - 1,
+    (std::size_t{256} << 10) + 3,
+    (std::size_t{1} << 20) + 5,
     (std::size_t{17} << 20) + 11, // more chunks than slots
 };
-constexpr std::size_t offset = 7;         // the host's bytes land off any alignment
-constexpr unsigned char around = 0xee;    // what the device's fill leaves on either side
+constexpr std::size_t offset = 7;      // the host's bytes land off any alignment
+constexpr unsigned char around = 0xee; // what the device's fill leaves on either side
 constexpr const char* settings[] = {"on", "off"};
 
 class PageableTransferConformance : public DeviceTest {};
