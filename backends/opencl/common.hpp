@@ -56,8 +56,10 @@ struct CommandBuffers {
     void* fill = nullptr;
 };
 
-/// The host memory of a device that its driver moves without staging: what host_alloc gave and
-/// host_register named, by where each range starts. Transfers from anywhere else are pageable.
+/// The host memory the driver moves without staging: what host_alloc gave and host_register
+/// named, by where each range starts, of every device (NVIDIA's driver copies another context's
+/// pinned memory at pinned speed: the staged copies between GPUs read it). Transfers from
+/// anywhere else are pageable.
 class PinnedRanges {
 public:
     void add(const void* start, std::size_t bytes);
@@ -69,6 +71,9 @@ private:
     mutable std::mutex mutex_;
     std::map<const char*, std::size_t> ranges_;
 };
+
+/// The process's one set (memory.cpp).
+PinnedRanges& pinned_ranges();
 
 /// A queue's pinned slots for pageable transfers, made on its first (queue.cpp).
 class Staging;
@@ -96,7 +101,6 @@ struct duet_device_s : duet::backend::Handle {
     std::uint32_t warp_width = 0;          ///< CL_DEVICE_WARP_SIZE_NV; 0 elsewhere
     /// CL_DEVICE_HOST_UNIFIED_MEMORY: only then do kernels see host memory in place (zero-copy).
     bool host_unified_memory = false;
-    duet::backend::opencl::PinnedRanges pinned; ///< host memory it need not stage (memory.cpp)
     /// Looked up on the device's first recording (sequence.cpp).
     std::once_flag command_buffers_once;
     duet::backend::opencl::CommandBuffers command_buffers;

@@ -71,7 +71,7 @@ duet_status host_alloc(duet_device device, std::size_t bytes, duet_host_memory_k
         host->mapped = clEnqueueMapBuffer(device->mapping_queue, host->memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                           bytes, 0, nullptr, nullptr, &code);
         check(code, "clEnqueueMapBuffer");
-        device->pinned.add(host->mapped, bytes);
+        pinned_ranges().add(host->mapped, bytes);
         host->pinned = host->mapped;
         *pointer = host->mapped;
         *memory = host.release();
@@ -87,7 +87,7 @@ duet_status host_register(duet_device device, void* pointer, std::size_t bytes, 
         host->memory = clCreateBuffer(device->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, bytes, pointer, &code);
         check(code, "clCreateBuffer");
         // The driver decides what registering does; transfers from the range are left to it.
-        device->pinned.add(pointer, bytes);
+        pinned_ranges().add(pointer, bytes);
         host->pinned = pointer;
         *memory = host.release();
     });
@@ -111,6 +111,13 @@ duet_status host_device_buffer(duet_host_memory memory, duet_buffer* buffer)
         alias->memory = memory->memory;
         *buffer = alias.release();
     });
+}
+
+PinnedRanges& pinned_ranges()
+{
+    // Never destroyed: host memory may be released while the process's statics are.
+    static auto* ranges = new PinnedRanges;
+    return *ranges;
 }
 
 void PinnedRanges::add(const void* start, std::size_t bytes)
@@ -147,7 +154,7 @@ duet_buffer_s::~duet_buffer_s()
 duet_host_memory_s::~duet_host_memory_s()
 {
     if (pinned)
-        device->pinned.remove(pinned);
+        duet::backend::opencl::pinned_ranges().remove(pinned);
     // Waited for, so that the pages are given back when host_release returns, not at some later
     // point of the mapping queue.
     if (mapped && clEnqueueUnmapMemObject(device->mapping_queue, memory, mapped, 0, nullptr, nullptr) == CL_SUCCESS)

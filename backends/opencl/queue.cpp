@@ -463,7 +463,7 @@ bool stages(const duet_queue_s& queue, const void* host, std::size_t bytes)
     if (bytes == 0 || choice == "off" || (choice != "on" && queue.device->host_unified_memory)) {
         return false;
     }
-    return !queue.device->pinned.hold(host, bytes);
+    return !pinned_ranges().hold(host, bytes);
 }
 
 Staging& staging_of(duet_queue_s& queue)
