@@ -63,13 +63,15 @@ struct CommandBuffers {
 class PinnedRanges {
 public:
     void add(const void* start, std::size_t bytes);
-    void remove(const void* start);
+    /// One registration of that range; another of the same range stays.
+    void remove(const void* start, std::size_t bytes);
     /// [host, host + bytes) lies within one range.
     bool hold(const void* host, std::size_t bytes) const;
 
 private:
     mutable std::mutex mutex_;
-    std::map<const char*, std::size_t> ranges_;
+    /// Every registration, nested or repeated ones included: a few, so a scan finds the range.
+    std::vector<std::pair<const char*, std::size_t>> ranges_;
 };
 
 /// The process's one set (memory.cpp).
@@ -126,7 +128,7 @@ struct duet_queue_s : duet::backend::Handle {
     /// The command buffer the queue's commands go to, between queue_begin_recording and queue_end_recording.
     std::unique_ptr<duet_sequence_s> recording;
     std::unique_ptr<duet::backend::opencl::Staging> staging; ///< made on the first pageable transfer
-    std::once_flag staging_once;
+    std::mutex staging_mutex;                                ///< held while `staging` is made
 
     ~duet_queue_s();
 };
@@ -141,7 +143,8 @@ struct duet_host_memory_s : duet::backend::Handle {
     duet_device_s* device = nullptr;
     cl_mem memory = nullptr;
     void* mapped = nullptr;       ///< the host pointer while mapped; registered memory is never mapped
-    const void* pinned = nullptr; ///< where its range starts in the device's PinnedRanges
+    const void* pinned = nullptr; ///< its range in pinned_ranges(), where it is there
+    std::size_t pinned_bytes = 0;
 
     ~duet_host_memory_s();
 };

@@ -4,7 +4,7 @@
 // (580, H100) gives kernels a device copy that host writes never reach, so there it is refused.
 #include "common.hpp"
 
-#include <iterator>
+#include <algorithm>
 #include <memory>
 
 namespace duet::backend::opencl {
@@ -73,6 +73,7 @@ duet_status host_alloc(duet_device device, std::size_t bytes, duet_host_memory_k
         check(code, "clEnqueueMapBuffer");
         pinned_ranges().add(host->mapped, bytes);
         host->pinned = host->mapped;
+        host->pinned_bytes = bytes;
         *pointer = host->mapped;
         *memory = host.release();
     });
@@ -89,6 +90,7 @@ duet_status host_register(duet_device device, void* pointer, std::size_t bytes, 
         // The driver decides what registering does; transfers from the range are left to it.
         pinned_ranges().add(pointer, bytes);
         host->pinned = pointer;
+        host->pinned_bytes = bytes;
         *memory = host.release();
     });
 }
@@ -123,24 +125,26 @@ PinnedRanges& pinned_ranges()
 void PinnedRanges::add(const void* start, std::size_t bytes)
 {
     const std::lock_guard lock(mutex_);
-    ranges_[static_cast<const char*>(start)] = bytes;
+    ranges_.emplace_back(static_cast<const char*>(start), bytes);
 }
 
-void PinnedRanges::remove(const void* start)
+void PinnedRanges::remove(const void* start, std::size_t bytes)
 {
     const std::lock_guard lock(mutex_);
-    ranges_.erase(static_cast<const char*>(start));
+    const auto found = std::find(ranges_.begin(), ranges_.end(), std::pair{static_cast<const char*>(start), bytes});
+    if (found != ranges_.end()) {
+        ranges_.erase(found);
+    }
 }
 
 bool PinnedRanges::hold(const void* host, std::size_t bytes) const
 {
-    const char* begin = static_cast<const char*>(host);
+    const auto at = reinterpret_cast<std::uintptr_t>(host);
     const std::lock_guard lock(mutex_);
-    auto after = ranges_.upper_bound(begin);
-    if (after == ranges_.begin())
-        return false;
-    const auto& [start, size] = *std::prev(after);
-    return static_cast<std::size_t>(begin - start) + bytes <= size;
+    return std::any_of(ranges_.begin(), ranges_.end(), [&](const auto& range) {
+        const auto start = reinterpret_cast<std::uintptr_t>(range.first);
+        return at >= start && at - start <= range.second && bytes <= range.second - (at - start);
+    });
 }
 
 } // namespace duet::backend::opencl
@@ -154,7 +158,7 @@ duet_buffer_s::~duet_buffer_s()
 duet_host_memory_s::~duet_host_memory_s()
 {
     if (pinned)
-        duet::backend::opencl::pinned_ranges().remove(pinned);
+        duet::backend::opencl::pinned_ranges().remove(pinned, pinned_bytes);
     // Waited for, so that the pages are given back when host_release returns, not at some later
     // point of the mapping queue.
     if (mapped && clEnqueueUnmapMemObject(device->mapping_queue, memory, mapped, 0, nullptr, nullptr) == CL_SUCCESS)

@@ -233,6 +233,7 @@ public:
     CopyCrew()
     {
         const std::size_t helpers = std::min<std::size_t>(3, std::thread::hardware_concurrency() / 2);
+        helpers_.reserve(helpers); // so that no allocation can fail once a thread runs
         try {
             for (std::size_t index = 0; index < helpers; ++index) {
                 helpers_.emplace_back([this, index] { serve(index); });
@@ -328,7 +329,8 @@ private:
 // buffers in a pipeline; so does this: chunks through a few pinned slots, the host's copy of
 // one chunk (split among threads: CopyCrew) beside the DMA of the others. A write returns once
 // its last chunk is in a slot, the host's memory free again; a read returns once the last chunk
-// is in host memory, as CUDA's pageable copies do.
+// is in host memory, as CUDA's pageable copies do. A staged transfer is several commands: another
+// thread's commands on the queue may fall between them, as they may between any two calls.
 class Staging {
 public:
     explicit Staging(duet_device_s& device) : device_(device)
@@ -468,7 +470,10 @@ bool stages(const duet_queue_s& queue, const void* host, std::size_t bytes)
 
 Staging& staging_of(duet_queue_s& queue)
 {
-    std::call_once(queue.staging_once, [&] { queue.staging = std::make_unique<Staging>(*queue.device); });
+    const std::lock_guard lock(queue.staging_mutex);
+    if (!queue.staging) {
+        queue.staging = std::make_unique<Staging>(*queue.device);
+    }
     return *queue.staging;
 }
 

@@ -199,6 +199,12 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
                                {"MATMUL_TM", std::to_string(tiles.tm)},
                                {"MATMUL_TN", std::to_string(tiles.tn)}};
         }
+        // Two blocks an SM, as the CUDA kernel's __launch_bounds__(threads, 2) asks of ptxas: the
+        // same register ceiling (64K registers an SM) through NVIDIA's cl_nv_compiler_options.
+        if (device.backend() == "opencl" && device.properties().platform == "NVIDIA CUDA") {
+            options.flags =
+                "-cl-nv-maxrregcount=" + std::to_string(std::min<std::size_t>(255, 65536 / (2 * tiles.threads())));
+        }
         kernel_ = device.build(kernels::matmul(), options).kernel(found->entry);
         block_ = {tiles.bn / tiles.tn, tiles.bm / tiles.tm, 1};
         tile_ = {tiles.bn, tiles.bm, 1};

@@ -126,7 +126,8 @@ __device__ float4 matmul_load4(const float* __restrict__ matrix, unsigned int ro
 
 // Two blocks an SM: left to itself ptxas gave the 128×128 tiles at BK 16 149 registers (sm_90),
 // which leaves room for one block of 256 threads; held to 128 (8 bytes spilled) two fit, and the
-// tuner measures both depths of K step at that occupancy.
+// tuner measures both depths of K step at that occupancy. The launcher asks NVIDIA's OpenCL for
+// the same ceiling (-cl-nv-maxrregcount).
 extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, 2)
     matmul_blocked(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned int m,
                    unsigned int n, unsigned int k)

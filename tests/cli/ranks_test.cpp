@@ -35,13 +35,14 @@ std::string mpi_session_folder()
     return folder;
 }
 
-/// Open MPI refuses root unless told; each rank takes one of PoCL's two CPU devices.
+/// Open MPI refuses root unless told; each rank takes one of PoCL's two CPU devices, the only
+/// OpenCL devices listed (a GPU machine's loader may list NVIDIA's platform first).
 EnvChanges two_pocl_devices()
 {
-    return {{"POCL_DEVICES", "pthread pthread"},
-            {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
-            {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-            {"OMPI_MCA_orte_tmpdir_base", mpi_session_folder()}};
+    return pocl_alone({{"POCL_DEVICES", "pthread pthread"},
+                       {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                       {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+                       {"OMPI_MCA_orte_tmpdir_base", mpi_session_folder()}});
 }
 
 class Ranks : public ::testing::Test {
@@ -324,7 +325,7 @@ TEST_F(Ranks, ARankRefusedForMemoryMakesTheRunUnsupportedNamingTheRankAndItsDevi
     command.insert(command.end(), args.begin(), args.end());
     command.insert(command.end(), {":", "-n", "1", "/bin/sh", "-c", limited});
     // PoCL alone: NVIDIA's drivers would take more address space than rank 1's limit on loading.
-    const auto run = run_program(command, pocl_alone(two_pocl_devices()), {.timeout_seconds = 120});
+    const auto run = run_program(command, two_pocl_devices(), {.timeout_seconds = 120});
     EXPECT_FALSE(run.timed_out) << "the job hung";
     EXPECT_EQ(run.exit_code, 1) << "nothing checked: " << run.out << run.err;
     const auto runs = json::parse(read_file(json_path))["runs"].array();

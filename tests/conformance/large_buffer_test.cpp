@@ -1,6 +1,7 @@
 // Buffers past 8 GiB: a write, a fill and a device-to-device copy that each cross 2^31, 2^32 and
 // 2^33 bytes in one command, where 32-bit byte or element counts in a driver or in duet would
 // wrap. A dense Jacobi of n = 49152 floats holds 9.7 GB in A and copies it whole for its yardstick.
+#include <algorithm>
 #include <cstring>
 
 #include "duet_test.hpp"
@@ -115,6 +116,78 @@ TEST_P(LargeBufferConformance, OneFillAndOneCopyPastEightGibibytesReachEveryByte
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(LargeBufferConformance);
+
+// Fills past 2 GiB go through a sub-buffer from the fill's offset rounded down to the device's
+// base-address alignment (the OpenCL backend): fills that cross 2^31 or start past it, at offsets
+// off any alignment and with patterns of 1, 4 and 16 bytes, land on their bytes and no others.
+constexpr std::size_t two_gib = std::size_t{1} << 31;
+constexpr std::size_t crossing_bytes = two_gib + (std::size_t{1} << 20);
+
+class FillPastTwoGibibytes : public DeviceTest {
+protected:
+    void SetUp() override
+    {
+        DeviceTest::SetUp();
+        if (IsSkipped()) {
+            return;
+        }
+        if (props().max_allocation < crossing_bytes ||
+            props().global_memory < crossing_bytes + (std::size_t{1} << 30)) {
+            GTEST_SKIP() << "needs an allocation of " << crossing_bytes << " bytes; this device allows "
+                         << props().max_allocation << " bytes in one and has " << props().global_memory << " in all";
+        }
+        const std::uint64_t host_needed = (is_cpu() ? crossing_bytes : 0) + (std::size_t{1} << 30);
+        const std::uint64_t available = available_host_memory().value_or(0);
+        if (available < host_needed) {
+            GTEST_SKIP() << "needs " << host_needed << " bytes of host memory; this machine has " << available
+                         << " available";
+        }
+    }
+};
+
+TEST_P(FillPastTwoGibibytes, FillsOffAnyAlignmentReachTheirBytesAndNoOthers)
+{
+    using Bytes = std::vector<unsigned char>;
+    struct Fill {
+        std::size_t offset;
+        std::size_t bytes;
+        Bytes pattern;
+    };
+    const Fill fills[] = {
+        {0, crossing_bytes, {0x11}}, // the whole buffer, its last piece past 2^31
+        {two_gib - 1000, 2000, {0x3c}},
+        {two_gib + 100, 4096, {0x87, 0xe1, 0xc3, 0xa5}},
+        {two_gib + 4096 + 112, 4096, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}},
+        {crossing_bytes - 64, 64, {0x5a, 0x5b, 0x5c, 0x5d}},
+    };
+    const RawBuffer buffer = device().alloc_bytes(crossing_bytes);
+    for (const Fill& fill : fills) {
+        queue().fill_bytes(buffer, fill.offset, fill.bytes, fill.pattern.data(), fill.pattern.size());
+    }
+    // What each byte of two windows should hold: the fills applied in order on the host.
+    for (const std::size_t window : {two_gib - 8192, crossing_bytes - 16384}) {
+        SCOPED_TRACE("window at " + std::to_string(window));
+        constexpr std::size_t window_bytes = 16384;
+        Bytes expected(window_bytes);
+        for (const Fill& fill : fills) {
+            for (std::size_t at = std::max(fill.offset, window);
+                 at < std::min(fill.offset + fill.bytes, window + window_bytes); ++at) {
+                expected[at - window] = fill.pattern[(at - fill.offset) % fill.pattern.size()];
+            }
+        }
+        Bytes back(window_bytes);
+        queue().read_bytes(back.data(), buffer, window, window_bytes);
+        queue().finish();
+        for (std::size_t i = 0; i < window_bytes; ++i) {
+            if (back[i] != expected[i]) {
+                ADD_FAILURE() << "byte " << window + i << " holds " << int{back[i]} << ", not " << int{expected[i]};
+                break;
+            }
+        }
+    }
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(FillPastTwoGibibytes);
 
 } // namespace
 } // namespace duet::test
