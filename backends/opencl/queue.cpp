@@ -4,6 +4,8 @@
 // stages them (Staging); the core has validated sizes and ranges before any of these is called.
 #include "common.hpp"
 
+#include <duet/detail/setting.hpp>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -226,13 +228,29 @@ private:
     bool owned_ = false;
 };
 
+namespace {
+
+/// A staging size from the environment (README: Host memory kinds), or the refusal naming it.
+std::size_t setting(const char* name, std::size_t fallback, std::size_t low, std::size_t high)
+{
+    const auto number = detail::whole_number_setting(name, fallback, low, high);
+    if (!number) {
+        fail(DUET_ERROR_INVALID_ARGUMENT, detail::setting_refusal(name, low, high));
+    }
+    return *number;
+}
+
+} // namespace
+
 /// Host copies of a few MiB split among threads: one thread's memcpy between pageable and pinned
 /// memory ran at about 8 GB/s on an H100's host, under the DMA's 25 and CUDA's 14 device→host.
+/// Threads that share a crew take turns (Staging holds its mutex while it copies).
 class CopyCrew {
 public:
-    CopyCrew()
+    /// `threads` copying, the caller's included.
+    explicit CopyCrew(std::size_t threads)
     {
-        const std::size_t helpers = std::min<std::size_t>(3, std::thread::hardware_concurrency() / 2);
+        const std::size_t helpers = threads - 1;
         helpers_.reserve(helpers); // so that no allocation can fail once a thread runs
         try {
             for (std::size_t index = 0; index < helpers; ++index) {
@@ -333,16 +351,21 @@ private:
 // thread's commands on the queue may fall between them, as they may between any two calls.
 class Staging {
 public:
-    explicit Staging(duet_device_s& device) : device_(device)
+    explicit Staging(duet_device_s& device)
+        : device_(device), slot_bytes_(setting("DUET_OPENCL_STAGING_CHUNK_BYTES", std::size_t{4} << 20,
+                                               std::size_t{64} << 10, std::size_t{256} << 20)),
+          slots_(setting("DUET_OPENCL_STAGING_SLOTS", 4, 2, 16)),
+          crew_(setting("DUET_OPENCL_STAGING_THREADS",
+                        std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 4), 1, 16))
     {
         try {
             for (auto& slot : slots_) {
                 cl_int code = CL_SUCCESS;
-                slot.memory = clCreateBuffer(device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, slot_bytes,
+                slot.memory = clCreateBuffer(device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, slot_bytes_,
                                              nullptr, &code);
                 check(code, "clCreateBuffer");
                 slot.mapped = static_cast<char*>(clEnqueueMapBuffer(device.mapping_queue, slot.memory, CL_TRUE,
-                                                                    CL_MAP_READ | CL_MAP_WRITE, 0, slot_bytes, 0,
+                                                                    CL_MAP_READ | CL_MAP_WRITE, 0, slot_bytes_, 0,
                                                                     nullptr, nullptr, &code));
                 check(code, "clEnqueueMapBuffer");
             }
@@ -360,7 +383,7 @@ public:
         const std::lock_guard lock(mutex_); // threads that share the queue take turns at its slots
         const std::size_t chunk = chunk_bytes(bytes);
         for (std::size_t done = 0, next = 0; done < bytes; ++next) {
-            Slot& slot = slots_[next % slot_count];
+            Slot& slot = slots_[next % slots_.size()];
             settle(slot);
             slot.bytes = std::min(chunk, bytes - done);
             crew_.copy(slot.mapped, src + done, slot.bytes);
@@ -378,8 +401,8 @@ public:
         const std::size_t chunk = chunk_bytes(bytes);
         std::size_t issued = 0, copied = 0, next_issue = 0, next_copy = 0;
         while (copied < bytes) {
-            for (; issued < bytes && next_issue - next_copy < slot_count; ++next_issue) {
-                Slot& slot = slots_[next_issue % slot_count];
+            for (; issued < bytes && next_issue - next_copy < slots_.size(); ++next_issue) {
+                Slot& slot = slots_[next_issue % slots_.size()];
                 settle(slot);
                 slot.bytes = std::min(chunk, bytes - issued);
                 check(clEnqueueReadBuffer(queue, src, CL_FALSE, offset + issued, slot.bytes, slot.mapped, 0, nullptr,
@@ -388,7 +411,7 @@ public:
                 issued += slot.bytes;
             }
             check(clFlush(queue), "clFlush");
-            Slot& slot = slots_[next_copy++ % slot_count];
+            Slot& slot = slots_[next_copy++ % slots_.size()];
             settle(slot);
             crew_.copy(dst + copied, slot.mapped, slot.bytes);
             copied += slot.bytes;
@@ -396,14 +419,12 @@ public:
     }
 
 private:
-    static constexpr std::size_t slot_count = 4;
-    static constexpr std::size_t slot_bytes = std::size_t{4} << 20;
-    /// A transfer in at least four chunks where it is large enough, so that the legs overlap, of at
-    /// least 256 KiB each, so that no chunk costs more in its command than in its bytes.
-    static std::size_t chunk_bytes(std::size_t bytes)
+    /// A transfer in a chunk a slot where it is large enough, so that the legs overlap, of at least
+    /// 256 KiB each (or the slot), so that no chunk costs more in its command than in its bytes.
+    std::size_t chunk_bytes(std::size_t bytes) const
     {
-        constexpr std::size_t least = std::size_t{256} << 10;
-        return std::min(slot_bytes, std::max(least, (bytes + slot_count - 1) / slot_count));
+        const std::size_t least = std::min(slot_bytes_, std::size_t{256} << 10);
+        return std::min(slot_bytes_, std::max(least, (bytes + slots_.size() - 1) / slots_.size()));
     }
 
     struct Slot {
@@ -442,12 +463,13 @@ private:
                 clReleaseMemObject(slot.memory);
             }
         }
-        slots_ = {};
+        slots_.clear();
     }
 
     duet_device_s& device_;
+    std::size_t slot_bytes_;
     std::mutex mutex_;
-    std::array<Slot, slot_count> slots_{};
+    std::vector<Slot> slots_;
     CopyCrew crew_;
 };
 

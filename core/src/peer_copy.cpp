@@ -5,9 +5,9 @@
 // contexts are the host's, it returns once its last write is enqueued.
 #include "state.hpp"
 
+#include <duet/detail/setting.hpp>
+
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -29,19 +29,11 @@ constexpr std::size_t default_chunk_count = 3;
 /// is unset or empty; anything else is InvalidArgument naming the variable and the limits.
 std::size_t setting(const char* name, std::size_t fallback, std::size_t low, std::size_t high)
 {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') {
-        return fallback;
+    const auto number = detail::whole_number_setting(name, fallback, low, high);
+    if (!number) {
+        fail<InvalidArgument>("duet", name, detail::setting_refusal(name, low, high));
     }
-    const std::string text = value;
-    std::size_t number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error != std::errc{} || end != text.data() + text.size() || number < low || number > high) {
-        fail<InvalidArgument>("duet", name,
-                              std::string(name) + "='" + text + "' is not a whole number from " + std::to_string(low) +
-                                  " to " + std::to_string(high));
-    }
-    return number;
+    return *number;
 }
 
 /// A backend event that the route owns, released when replaced or destroyed.
