@@ -107,6 +107,8 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
+// MATMUL_MIN_BLOCKS, blocks an SM, is the CUDA kernel's __launch_bounds__; NVIDIA's OpenCL takes
+// the same register ceiling as a build option (-cl-nv-maxrregcount, the launcher's).
 #define MATMUL_A_PAD 4
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)

@@ -52,11 +52,14 @@ const std::vector<std::string>& variants()
 std::string BlockedTiles::name() const
 {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + "/" + std::to_string(tm) + "x" +
-           std::to_string(tn);
+           std::to_string(tn) + (blocks_per_sm > 1 ? "@" + std::to_string(blocks_per_sm) : "");
 }
 
 std::optional<std::string> BlockedTiles::invalid_reason() const
 {
+    if (blocks_per_sm == 0 || blocks_per_sm > 4) {
+        return "tiles " + name() + ": from 1 to 4 blocks an SM";
+    }
     if (bm == 0 || bn == 0 || bk == 0 || tm == 0 || tn == 0 || bm % tm != 0 || bn % tn != 0) {
         return "tiles " + name() + ": every size above 0, and tm dividing bm, tn dividing bn";
     }
@@ -73,16 +76,25 @@ std::optional<std::string> BlockedTiles::invalid_reason() const
 
 const std::vector<BlockedTiles>& blocked_candidates()
 {
-    static const std::vector<BlockedTiles> candidates{{128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 16, 8, 4},
-                                                      {64, 128, 16, 4, 8}, {128, 64, 16, 8, 8},  {64, 128, 16, 8, 8},
-                                                      {64, 64, 16, 4, 4},  {64, 64, 16, 8, 8},   {64, 32, 16, 4, 4},
-                                                      {32, 64, 16, 4, 4},  {32, 32, 16, 4, 4}};
+    static const std::vector<BlockedTiles> candidates{
+        {128, 128, 8, 8, 8}, {128, 128, 16, 8, 8},   {128, 64, 16, 8, 4},    {64, 128, 16, 4, 8}, {128, 64, 16, 8, 8},
+        {64, 128, 16, 8, 8}, {64, 64, 16, 4, 4},     {64, 64, 16, 8, 8},     {64, 32, 16, 4, 4},  {32, 64, 16, 4, 4},
+        {32, 32, 16, 4, 4},  {128, 128, 8, 8, 8, 2}, {128, 128, 16, 8, 8, 2}};
     return candidates;
 }
 
 std::optional<BlockedTiles> parse_tiles(std::string_view name)
 {
     BlockedTiles tiles;
+    const auto blocks = name.find('@');
+    if (blocks != std::string_view::npos) {
+        const std::string_view count = name.substr(blocks + 1);
+        const auto [next, error] = std::from_chars(count.data(), count.data() + count.size(), tiles.blocks_per_sm);
+        if (count.empty() || error != std::errc() || next != count.data() + count.size() || tiles.blocks_per_sm < 2) {
+            return std::nullopt; // "@1" is written without it
+        }
+        name = name.substr(0, blocks);
+    }
     std::size_t* fields[] = {&tiles.bm, &tiles.bn, &tiles.bk, &tiles.tm, &tiles.tn};
     const char separators[] = {'x', 'x', '/', 'x', '\0'};
     const char* at = name.data();
@@ -193,17 +205,16 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         }
         BuildOptions options;
         if (!(tiles == BlockedTiles{})) {
-            options.defines = {{"MATMUL_BM", std::to_string(tiles.bm)},
-                               {"MATMUL_BN", std::to_string(tiles.bn)},
-                               {"MATMUL_BK", std::to_string(tiles.bk)},
-                               {"MATMUL_TM", std::to_string(tiles.tm)},
-                               {"MATMUL_TN", std::to_string(tiles.tn)}};
+            options.defines = {
+                {"MATMUL_BM", std::to_string(tiles.bm)}, {"MATMUL_BN", std::to_string(tiles.bn)},
+                {"MATMUL_BK", std::to_string(tiles.bk)}, {"MATMUL_TM", std::to_string(tiles.tm)},
+                {"MATMUL_TN", std::to_string(tiles.tn)}, {"MATMUL_MIN_BLOCKS", std::to_string(tiles.blocks_per_sm)}};
         }
-        // Two blocks an SM, as the CUDA kernel's __launch_bounds__(threads, 2) asks of ptxas: the
-        // same register ceiling (64K registers an SM) through NVIDIA's cl_nv_compiler_options.
-        if (device.backend() == "opencl" && device.properties().platform == "NVIDIA CUDA") {
-            options.flags =
-                "-cl-nv-maxrregcount=" + std::to_string(std::min<std::size_t>(255, 65536 / (2 * tiles.threads())));
+        // Blocks an SM, as the CUDA kernel's __launch_bounds__(threads, MATMUL_MIN_BLOCKS) asks of
+        // ptxas: the same register ceiling (64K registers an SM) through cl_nv_compiler_options.
+        if (tiles.blocks_per_sm > 1 && device.backend() == "opencl" && device.properties().platform == "NVIDIA CUDA") {
+            options.flags = "-cl-nv-maxrregcount=" +
+                            std::to_string(std::min<std::size_t>(255, 65536 / (tiles.blocks_per_sm * tiles.threads())));
         }
         kernel_ = device.build(kernels::matmul(), options).kernel(found->entry);
         block_ = {tiles.bn / tiles.tn, tiles.bm / tiles.tm, 1};

@@ -98,6 +98,9 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
+#ifndef MATMUL_MIN_BLOCKS
+#define MATMUL_MIN_BLOCKS 1
+#endif
 #define MATMUL_A_PAD 4
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
@@ -124,11 +127,10 @@ __device__ float4 matmul_load4(const float* __restrict__ matrix, unsigned int ro
                        inside && column + 2 < columns ? at[2] : 0.0f, inside && column + 3 < columns ? at[3] : 0.0f);
 }
 
-// Two blocks an SM: left to itself ptxas gave the 128×128 tiles at BK 16 149 registers (sm_90),
-// which leaves room for one block of 256 threads; held to 128 (8 bytes spilled) two fit, and the
-// tuner measures both depths of K step at that occupancy. The launcher asks NVIDIA's OpenCL for
-// the same ceiling (-cl-nv-maxrregcount).
-extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, 2)
+// MATMUL_MIN_BLOCKS blocks an SM: left to itself ptxas gave the 128×128 tiles at BK 16 149
+// registers (sm_90), which leaves room for one block of 256 threads; held to 128 (8 bytes spilled)
+// two fit. The tuner tries both; the launcher asks NVIDIA's OpenCL for the same ceiling.
+extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
     matmul_blocked(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, unsigned int m,
                    unsigned int n, unsigned int k)
 {

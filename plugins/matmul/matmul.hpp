@@ -31,16 +31,20 @@ class VendorBlas;
 
 /// The blocked kernel's tile sizes (MATMUL_BM, MATMUL_BN, MATMUL_BK, MATMUL_TM and MATMUL_TN in
 /// matmul.cu and matmul.cl): a block computes bm × bn of C in steps of bk along K, each of its
-/// (bm / tm) × (bn / tn) threads tm × tn of it. The defaults are the kernels' own.
+/// (bm / tm) × (bn / tn) threads tm × tn of it. The defaults are the kernels' own. `blocks_per_sm`
+/// above 1 holds the compiler to the registers that many blocks of the tile need on an SM:
+/// `__launch_bounds__(threads, blocks)` on CUDA (MATMUL_MIN_BLOCKS), `-cl-nv-maxrregcount` on
+/// NVIDIA's OpenCL, nothing elsewhere.
 struct BlockedTiles {
     std::size_t bm = 128;
     std::size_t bn = 128;
     std::size_t bk = 8;
     std::size_t tm = 8;
     std::size_t tn = 8;
+    std::size_t blocks_per_sm = 1;
 
     std::size_t threads() const { return (bm / tm) * (bn / tn); }
-    /// "128x128x8/8x8"
+    /// "128x128x8/8x8", and "@2" after it for two blocks an SM
     std::string name() const;
     /// Why the kernel cannot be built with these sizes (a tile that does not divide, a step whose
     /// loads do not share out evenly over the threads); nullopt where it can.
@@ -51,10 +55,11 @@ struct BlockedTiles {
 /// The sizes a tuner tries: 64 to 256 threads a block (at about 128 registers a thread, two blocks
 /// of 256 fill an SM's register file), 4 × 4 to 8 × 8 results a thread, steps of 8 or 16; tiles of
 /// 64 × 64, 64 × 32 and 32 × 32 for products too small to give every SM a 128 × 128 tile (a
-/// 1024² C has 64 of those for an H100's 132 SMs).
+/// 1024² C has 64 of those for an H100's 132 SMs); and the 128 × 128 tiles of 8 × 8 held to two
+/// blocks an SM, whose registers would otherwise leave room for one.
 const std::vector<BlockedTiles>& blocked_candidates();
 
-/// "128x128x8/8x8" back into tiles; nullopt for any other text.
+/// "128x128x8/8x8" or "128x128x8/8x8@2" back into tiles; nullopt for any other text.
 std::optional<BlockedTiles> parse_tiles(std::string_view name);
 
 /// The square product a tuner times each candidate on for a product of `shape`, its size class:

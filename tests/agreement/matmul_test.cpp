@@ -126,9 +126,7 @@ TEST_P(MatmulBlockedTiles, EveryCandidateAgreesAndWritesNothingPastC)
 std::string tiles_case_name(const ::testing::TestParamInfo<TilesCase>& info)
 {
     const matmul::BlockedTiles& tiles = std::get<1>(info.param);
-    return std::get<0>(info.param).name + "_" +
-           sanitize(std::to_string(tiles.bm) + "_" + std::to_string(tiles.bn) + "_" + std::to_string(tiles.bk) + "_" +
-                    std::to_string(tiles.tm) + "_" + std::to_string(tiles.tn));
+    return std::get<0>(info.param).name + "_" + sanitize(tiles.name());
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, MatmulBlockedTiles,
@@ -161,7 +159,9 @@ TEST(MatmulBlockedTilesRule, NamesReadBackAsTheSameTiles)
         EXPECT_EQ(matmul::parse_tiles(tiles.name()), std::optional<matmul::BlockedTiles>(tiles)) << tiles.name();
     }
     EXPECT_EQ(matmul::parse_tiles("32x64x4/2x4"), std::optional<matmul::BlockedTiles>({32, 64, 4, 2, 4}));
-    for (const char* text : {"", "128x128x8/8", "128x128x8/8x8x", "128x128x8x8x8", "ax128x8/8x8", "128x128x8/8x8 "}) {
+    EXPECT_EQ(matmul::parse_tiles("128x128x16/8x8@2"), std::optional<matmul::BlockedTiles>({128, 128, 16, 8, 8, 2}));
+    for (const char* text : {"", "128x128x8/8", "128x128x8/8x8x", "128x128x8x8x8", "ax128x8/8x8", "128x128x8/8x8 ",
+                             "128x128x8/8x8@", "128x128x8/8x8@1", "128x128x8/8x8@2x", "@2"}) {
         EXPECT_FALSE(matmul::parse_tiles(text)) << "'" << text << "'";
     }
 }
@@ -172,9 +172,11 @@ TEST(MatmulBlockedTilesRule, SizesTheKernelCannotTakeAreRefusedNamingTheRule)
     if (devices.empty()) {
         GTEST_SKIP() << "no device";
     }
-    // 7 does not divide 128; 128 × 8 elements of A do not share out over 48 × 16 threads.
+    // 7 does not divide 128; 128 × 8 elements of A do not share out over 48 × 16 threads; no SM
+    // is held to 5 blocks.
     for (const matmul::BlockedTiles& tiles :
-         {matmul::BlockedTiles{128, 128, 8, 7, 8}, matmul::BlockedTiles{96, 128, 8, 2, 8}}) {
+         {matmul::BlockedTiles{128, 128, 8, 7, 8}, matmul::BlockedTiles{96, 128, 8, 2, 8},
+          matmul::BlockedTiles{128, 128, 8, 8, 8, 5}}) {
         auto error = expect_error<InvalidArgument>([&] { matmul::Launcher(devices.front(), "blocked", tiles); });
         if (error) {
             DUET_EXPECT_MENTIONS(*error, tiles.name());
