@@ -188,6 +188,10 @@ inline constexpr const char* api_name = "OpenCL";
 /// The devices and version initialize() found.
 BackendState<duet_device_s>& state();
 
+/// Pinned host memory, kept mapped and in pinned_ranges(): host_alloc's, and a queue's staging
+/// slots (memory.cpp).
+std::unique_ptr<duet_host_memory_s> pinned_host_memory(duet_device_s& device, std::size_t bytes);
+
 duet_status kernel_parameters(duet_kernel kernel, void (*sink)(void*, const char*, const char*), void* context);
 
 /// What OpenCL reports and CUDA does not: each kernel parameter's address space and type.

@@ -62,18 +62,7 @@ duet_status host_alloc(duet_device device, std::size_t bytes, duet_host_memory_k
                  "(CL_DEVICE_HOST_UNIFIED_MEMORY is false), so kernels would see a device copy of a mapped buffer "
                  "rather than the host's writes; use pinned memory and copies");
 
-        auto host = std::make_unique<duet_host_memory_s>();
-        host->device = device;
-        cl_int code = CL_SUCCESS;
-        host->memory =
-            clCreateBuffer(device->context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, nullptr, &code);
-        check(code, "clCreateBuffer");
-        host->mapped = clEnqueueMapBuffer(device->mapping_queue, host->memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                          bytes, 0, nullptr, nullptr, &code);
-        check(code, "clEnqueueMapBuffer");
-        pinned_ranges().add(host->mapped, bytes);
-        host->pinned = host->mapped;
-        host->pinned_bytes = bytes;
+        auto host = pinned_host_memory(*device, bytes);
         *pointer = host->mapped;
         *memory = host.release();
     });
@@ -113,6 +102,22 @@ duet_status host_device_buffer(duet_host_memory memory, duet_buffer* buffer)
         alias->memory = memory->memory;
         *buffer = alias.release();
     });
+}
+
+std::unique_ptr<duet_host_memory_s> pinned_host_memory(duet_device_s& device, std::size_t bytes)
+{
+    auto host = std::make_unique<duet_host_memory_s>();
+    host->device = &device;
+    cl_int code = CL_SUCCESS;
+    host->memory = clCreateBuffer(device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, nullptr, &code);
+    check(code, "clCreateBuffer");
+    host->mapped = clEnqueueMapBuffer(device.mapping_queue, host->memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                      0, nullptr, nullptr, &code);
+    check(code, "clEnqueueMapBuffer");
+    pinned_ranges().add(host->mapped, bytes);
+    host->pinned = host->mapped;
+    host->pinned_bytes = bytes;
+    return host;
 }
 
 PinnedRanges& pinned_ranges()

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -352,31 +353,29 @@ private:
 class Staging {
 public:
     explicit Staging(duet_device_s& device)
-        : device_(device), slot_bytes_(setting("DUET_OPENCL_STAGING_CHUNK_BYTES", std::size_t{4} << 20,
-                                               std::size_t{64} << 10, std::size_t{256} << 20)),
+        : slot_bytes_(setting("DUET_OPENCL_STAGING_CHUNK_BYTES", std::size_t{4} << 20, std::size_t{64} << 10,
+                              std::size_t{256} << 20)),
           slots_(setting("DUET_OPENCL_STAGING_SLOTS", 4, 2, 16)),
           crew_(setting("DUET_OPENCL_STAGING_THREADS",
                         std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 4), 1, 16))
     {
-        try {
-            for (auto& slot : slots_) {
-                cl_int code = CL_SUCCESS;
-                slot.memory = clCreateBuffer(device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, slot_bytes_,
-                                             nullptr, &code);
-                check(code, "clCreateBuffer");
-                slot.mapped = static_cast<char*>(clEnqueueMapBuffer(device.mapping_queue, slot.memory, CL_TRUE,
-                                                                    CL_MAP_READ | CL_MAP_WRITE, 0, slot_bytes_, 0,
-                                                                    nullptr, nullptr, &code));
-                check(code, "clEnqueueMapBuffer");
-            }
-        } catch (...) {
-            release();
-            throw;
+        for (auto& slot : slots_) {
+            slot.memory = pinned_host_memory(device, slot_bytes_);
+            slot.mapped = static_cast<char*>(slot.memory->mapped);
         }
     }
     Staging(const Staging&) = delete;
     Staging& operator=(const Staging&) = delete;
-    ~Staging() { release(); }
+    /// Waits for every slot's last transfer before its memory goes.
+    ~Staging()
+    {
+        for (auto& slot : slots_) {
+            if (slot.busy != nullptr) {
+                clWaitForEvents(1, &slot.busy);
+                clReleaseEvent(slot.busy);
+            }
+        }
+    }
 
     void write(cl_command_queue queue, cl_mem dst, std::size_t offset, const char* src, std::size_t bytes)
     {
@@ -428,7 +427,7 @@ private:
     }
 
     struct Slot {
-        cl_mem memory = nullptr;
+        std::unique_ptr<duet_host_memory_s> memory;
         char* mapped = nullptr;
         cl_event busy = nullptr; ///< the slot's last transfer, until it is known to have ended
         std::size_t bytes = 0;
@@ -446,27 +445,6 @@ private:
         check(code, "clWaitForEvents");
     }
 
-    void release() noexcept
-    {
-        for (auto& slot : slots_) {
-            if (slot.busy != nullptr) {
-                clWaitForEvents(1, &slot.busy);
-                clReleaseEvent(slot.busy);
-            }
-            if (slot.mapped != nullptr) {
-                clEnqueueUnmapMemObject(device_.mapping_queue, slot.memory, slot.mapped, 0, nullptr, nullptr);
-            }
-        }
-        clFinish(device_.mapping_queue);
-        for (auto& slot : slots_) {
-            if (slot.memory != nullptr) {
-                clReleaseMemObject(slot.memory);
-            }
-        }
-        slots_.clear();
-    }
-
-    duet_device_s& device_;
     std::size_t slot_bytes_;
     std::mutex mutex_;
     std::vector<Slot> slots_;
@@ -480,9 +458,9 @@ namespace {
 bool stages(const duet_queue_s& queue, const void* host, std::size_t bytes)
 {
     const char* setting = std::getenv("DUET_OPENCL_STAGING");
-    const std::string choice = setting == nullptr ? "" : setting;
+    const std::string_view choice = setting == nullptr ? "" : setting; // on every transfer: no allocation
     if (choice != "" && choice != "auto" && choice != "on" && choice != "off") {
-        fail(DUET_ERROR_INVALID_ARGUMENT, "DUET_OPENCL_STAGING=" + choice + ": expected auto, on or off");
+        fail(DUET_ERROR_INVALID_ARGUMENT, "DUET_OPENCL_STAGING=" + std::string(choice) + ": expected auto, on or off");
     }
     if (bytes == 0 || choice == "off" || (choice != "on" && queue.device->host_unified_memory)) {
         return false;
