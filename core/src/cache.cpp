@@ -522,6 +522,17 @@ std::string tuning_key(const Device& device, std::string_view tuned, std::string
 
 } // namespace
 
+std::string tuning_source(const ProgramSource& program)
+{
+    std::string sources;
+    for (const auto& image : program.images) {
+        if (image.format == ProgramFormat::opencl_c || image.format == ProgramFormat::cuda_c) {
+            sources += image.data;
+        }
+    }
+    return sources;
+}
+
 std::optional<std::string> load_tuning(const Device& device, std::string_view tuned, std::string_view source)
 {
     const auto directory = detail::CacheDirectory::open();

@@ -30,16 +30,6 @@ double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
-/// What the kept choice is keyed by besides the device: another probe measures again.
-std::string probe_source()
-{
-    std::string source;
-    for (const auto& image : kernels::replay_probe().images) {
-        source += image.data;
-    }
-    return source;
-}
-
 /// "<own way> <own us> <plain us>", as store_choice writes it; nullopt for anything else.
 std::optional<ReplayChoice> parse_choice(const std::string& kept)
 {
@@ -120,7 +110,7 @@ std::optional<ReplayChoice> replay_choice(const Device& device)
     if (state.replay_known) {
         return state.replay;
     }
-    const std::string source = probe_source();
+    const std::string source = tuning_source(kernels::replay_probe()); // another probe measures again
     std::optional<ReplayChoice> choice;
     if (const auto kept = load_tuning(device, "replay", source)) {
         choice = parse_choice(*kept);

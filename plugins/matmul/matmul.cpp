@@ -125,12 +125,7 @@ namespace {
 BlockedTiles search_tiles(const Device& device, std::size_t size)
 {
     const std::string tuned = "matmul_blocked tiles at " + std::to_string(size);
-    std::string sources;
-    for (const auto& image : kernels::matmul().images) {
-        if (image.format == ProgramFormat::opencl_c || image.format == ProgramFormat::cuda_c) {
-            sources += image.data;
-        }
-    }
+    const std::string sources = tuning_source(kernels::matmul());
     if (const auto kept = load_tuning(device, tuned, sources)) {
         if (const auto tiles = parse_tiles(*kept); tiles && !tiles->invalid_reason()) {
             return *tiles;

@@ -63,6 +63,12 @@ struct KernelCacheListing {
 
 class Device;
 
+struct ProgramSource;
+
+/// The text a tuner's choice for kernels of `program` is keyed by: its OpenCL C and CUDA C
+/// sources, so that an edit to either tunes again.
+std::string tuning_source(const ProgramSource& program);
+
 /// A tuner's choice for one device, kept in the kernel cache beside the programs and keyed like
 /// them: the device (backend, name, driver), what was tuned, and the source it was measured on,
 /// so that another kernel source or driver tunes again. `duet cache ls` lists it as format
