@@ -5,6 +5,8 @@
 #include "model/child_process.hpp"
 
 #include <duet/detail/file.hpp>
+#include <duet/detail/plugins.hpp>
+#include <duet/detail/text.hpp>
 #include <duet/error.hpp>
 
 #include <unistd.h>
@@ -21,16 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t listing_limit = 256ULL << 20; // a listing of 256 MiB is no program's
+using detail::trimmed;
 
-std::string_view trimmed(std::string_view text)
-{
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return text.substr(first, text.find_last_not_of(" \t\r") + 1 - first);
-}
+constexpr std::uint64_t listing_limit = 256ULL << 20; // a listing of 256 MiB is no program's
 
 std::vector<std::string_view> lines_of(std::string_view text)
 {
@@ -117,17 +112,11 @@ std::string said(const Ran& ran)
 
 fs::path on_path(std::string_view path, const std::string& name)
 {
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        const auto end = std::min(path.find(':', start), path.size());
-        const auto directory = path.substr(start, end - start);
-        if (!directory.empty()) {
-            const fs::path candidate = fs::path(directory) / name;
-            if (::access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) {
-                return candidate;
-            }
+    for (const auto& directory : detail::directories_in(path)) {
+        const fs::path candidate = directory / name;
+        if (::access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) {
+            return candidate;
         }
-        start = end + 1;
     }
     return {};
 }

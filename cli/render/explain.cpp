@@ -7,6 +7,8 @@
 #include "render/format.hpp"
 #include "render/table.hpp"
 
+#include <duet/detail/text.hpp>
+
 #include <algorithm>
 #include <set>
 
@@ -320,9 +322,8 @@ std::string options_text(const ExplainedProgram& program)
     if (!program.build_options) {
         return "not known: " + program.build_options_absent;
     }
-    const auto& options = *program.build_options;
-    const auto first = options.find_first_not_of(' ');
-    return first == std::string::npos ? "none" : options.substr(first, options.find_last_not_of(' ') + 1 - first);
+    const auto options = detail::trimmed(*program.build_options, " ");
+    return options.empty() ? "none" : std::string(options);
 }
 
 std::string explain_heading(const ExplainHeader& header)

@@ -4,24 +4,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
 
 namespace duet::detail {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> directories_from(const char* variable)
+std::vector<fs::path> directories_in(std::string_view list)
 {
     std::vector<fs::path> directories;
-    if (const char* paths = std::getenv(variable)) {
-        std::stringstream stream(paths);
-        for (std::string dir; std::getline(stream, dir, ':');) {
-            if (!dir.empty()) {
-                directories.emplace_back(dir);
-            }
+    while (!list.empty()) {
+        const auto end = std::min(list.find(':'), list.size());
+        if (end > 0) {
+            directories.emplace_back(list.substr(0, end));
         }
+        list.remove_prefix(std::min(end + 1, list.size()));
     }
     return directories;
+}
+
+std::vector<fs::path> directories_from(const char* variable)
+{
+    const char* paths = std::getenv(variable);
+    return directories_in(paths == nullptr ? "" : paths);
 }
 
 std::vector<fs::path> search_path(const char* variable, const fs::path& library_dir, const fs::path& build_library_dir,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,7 +39,9 @@ template <class Function, class... Args> auto call_plugin(const std::string& wha
     }
 }
 
-/// The directories named by a ':'-separated environment variable, in order.
+/// The directories a ':'-separated list names, in order, empty items left out.
+std::vector<std::filesystem::path> directories_in(std::string_view list);
+/// The same for an environment variable's value.
 std::vector<std::filesystem::path> directories_from(const char* variable);
 
 /// The folders a registry searches: those `variable` names (':'-separated), then `build_plugins`

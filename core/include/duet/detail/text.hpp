@@ -4,8 +4,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace duet::detail {
+
+/// `text` without the leading and trailing characters of `blanks`.
+inline std::string_view trimmed(std::string_view text, std::string_view blanks = " \t\r\n")
+{
+    const auto first = text.find_first_not_of(blanks);
+    return first == std::string_view::npos ? std::string_view()
+                                           : text.substr(first, text.find_last_not_of(blanks) + 1 - first);
+}
 
 /// "4096 bytes", or "6133940224 bytes (5.7 GiB)": exact, and readable where large.
 inline std::string bytes_text(std::uint64_t n)
