@@ -227,12 +227,12 @@ std::optional<SassGroup> sass_group(std::string_view instruction)
         return group(30, "special function (MUFU: rcp, rsq, sqrt, ex2, lg2, sin, cos)");
     }
     const auto plain = base.starts_with('U') && base.size() > 1 ? base.substr(1) : base; // uniform datapath
-    if (one_of(plain, {"IMAD", "IADD3", "IADD",  "VIADD", "IMUL",   "LOP3",   "LOP",    "SHF",   "SHL",
-                       "SHR",  "LEA",   "ISETP", "IMNMX", "VIMNMX", "IABS",   "POPC",   "FLO",   "BREV",
-                       "PRMT", "SGXT",  "BMSK",  "IDP",   "IDP4A",  "ISCADD", "LEA.HI", "IMADSP"})) {
+    if (one_of(plain, {"IMAD", "IADD3", "IADD",  "VIADD", "IMUL",   "LOP3",   "LOP",   "SHF", "SHL",
+                       "SHR",  "LEA",   "ISETP", "IMNMX", "VIMNMX", "IABS",   "POPC",  "FLO", "BREV",
+                       "PRMT", "SGXT",  "BMSK",  "IDP",   "IDP4A",  "ISCADD", "IMADSP"})) {
         return group(40, "integer arithmetic and logic (IMAD, IADD3, LOP3, ISETP, ...)");
     }
-    if (one_of(base, {"I2F", "F2I", "F2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP", "DRND", "I2FP.F32"})) {
+    if (one_of(base, {"I2F", "F2I", "F2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP", "DRND"})) {
         return group(50, "conversion (I2F, F2I, F2F, FRND)");
     }
     if (base == "BAR") {
@@ -437,7 +437,7 @@ ProgramSass compile_sass(const SassTools& tools, std::string_view ptx, unsigned 
     }
     const bool cuobjdump = tools.disassembler.filename() == "cuobjdump";
     try {
-        const auto listed =
+        auto listed =
             run_tool(cuobjdump ? std::vector<std::string>{tools.disassembler.string(), "-sass", cubin.string()}
                                : std::vector<std::string>{tools.disassembler.string(), "-c", cubin.string()},
                      folder.path(), limit);
@@ -445,7 +445,7 @@ ProgramSass compile_sass(const SassTools& tools, std::string_view ptx, unsigned 
             sass.listing_absent = tools.disassembler.filename().string() + " failed: " + said(listed);
             return sass;
         }
-        sass.listing = listed.output;
+        sass.listing = std::move(listed.output); // up to 256 MiB
         sass.mixes = sass_mixes(sass.listing);
     } catch (const Error& error) {
         sass.listing_absent = error.message();
