@@ -125,9 +125,6 @@ void print_scaling(const Scaling& scaling)
 json::Value scaling_json(const Scaling& scaling)
 {
     json::Array points;
-    const auto optional = [](const std::optional<double>& value) {
-        return value ? json::Value(*value) : json::Value();
-    };
     for (const auto& p : scaling.points) {
         points.push_back(json::Object{{"api", p.api},
                                       {"variant", p.variant},
@@ -139,9 +136,9 @@ json::Value scaling_json(const Scaling& scaling)
                                       {"exchanges", p.exchanges},
                                       {"time_ms", p.time_ms},
                                       {"communication_ms", p.communication_ms},
-                                      {"speedup", optional(p.speedup)},
-                                      {"efficiency", optional(p.efficiency)},
-                                      {"opencl_over_cuda", optional(p.opencl_over_cuda)}});
+                                      {"speedup", json::optional(p.speedup)},
+                                      {"efficiency", json::optional(p.efficiency)},
+                                      {"opencl_over_cuda", json::optional(p.opencl_over_cuda)}});
     }
     json::Array problems(scaling.problems.begin(), scaling.problems.end());
     return json::Object{{"scaling", scaling.weak.empty() ? "strong" : "weak"},

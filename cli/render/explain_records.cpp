@@ -24,17 +24,14 @@ json::Value occupancy_json(const LaunchOccupancy& occupancy)
         for (const auto limiter : m->limiters) {
             limiters.push_back(to_string(limiter));
         }
-        const auto optional = [](const std::optional<unsigned>& value) {
-            return value ? json::Value(*value) : json::Value();
-        };
         model = json::Object{{"active_blocks", m->active_blocks},
                              {"active_warps", m->active_warps},
                              {"fraction", m->fraction},
                              {"limiters", std::move(limiters)},
                              {"blocks_by_warps", m->blocks_by_warps},
                              {"blocks_by_block_slots", m->blocks_by_block_slots},
-                             {"blocks_by_registers", optional(m->blocks_by_registers)},
-                             {"blocks_by_shared_memory", optional(m->blocks_by_shared_memory)},
+                             {"blocks_by_registers", json::optional(m->blocks_by_registers)},
+                             {"blocks_by_shared_memory", json::optional(m->blocks_by_shared_memory)},
                              {"registers_per_block", m->registers_per_block},
                              {"shared_bytes_per_block", m->shared_bytes_per_block},
                              {"shared_bytes_per_sm", m->shared_bytes_per_sm},
@@ -43,14 +40,19 @@ json::Value occupancy_json(const LaunchOccupancy& occupancy)
     return json::Object{{"model", std::move(model)},
                         {"model_absent", occupancy.model_absent},
                         {"registers_unknown", occupancy.registers_unknown},
-                        {"driver_blocks", occupancy.driver ? json::Value(*occupancy.driver) : json::Value()},
+                        {"driver_blocks", json::optional(occupancy.driver)},
                         {"driver_absent", occupancy.driver_absent},
                         {"disagree", occupancy.disagree()}};
 }
 
-json::Value optional_text(const std::optional<std::string>& text)
+/// A PTX or SASS mix's groups, each its name and count.
+template <class Groups> json::Array groups_json(const Groups& groups)
 {
-    return text ? json::Value(*text) : json::Value();
+    json::Array array;
+    for (const auto& group : groups) {
+        array.push_back(json::Object{{"name", group.name}, {"count", group.count}});
+    }
+    return array;
 }
 
 json::Value mix_json(const std::optional<InstructionMix>& mix)
@@ -58,13 +60,9 @@ json::Value mix_json(const std::optional<InstructionMix>& mix)
     if (!mix) {
         return json::Value();
     }
-    json::Array groups;
-    for (const auto& group : mix->groups) {
-        groups.push_back(json::Object{{"name", group.name}, {"count", group.count}});
-    }
     return json::Object{{"entry", mix->entry},
                         {"total", mix->total},
-                        {"groups", std::move(groups)},
+                        {"groups", groups_json(mix->groups)},
                         {"functions", json::Array(mix->functions.begin(), mix->functions.end())},
                         {"unresolved", json::Array(mix->unresolved.begin(), mix->unresolved.end())}};
 }
@@ -86,11 +84,7 @@ json::Value sass_json(const std::optional<SassMix>& mix)
     if (!mix) {
         return json::Value();
     }
-    json::Array groups;
-    for (const auto& group : mix->groups) {
-        groups.push_back(json::Object{{"name", group.name}, {"count", group.count}});
-    }
-    return json::Object{{"total", mix->total}, {"groups", std::move(groups)}};
+    return json::Object{{"total", mix->total}, {"groups", groups_json(mix->groups)}};
 }
 
 json::Value kernel_json(const ExplainedKernel& kernel)
@@ -132,9 +126,9 @@ json::Value run_explained_json(const ExplainedRun& run)
     for (const auto& program : run.programs) {
         programs.push_back(
             json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
-                         {"assembly", optional_text(program.assembly)},
+                         {"assembly", json::optional(program.assembly)},
                          {"assembly_absent", program.assembly_absent},
-                         {"build_options", optional_text(program.build_options)},
+                         {"build_options", json::optional(program.build_options)},
                          {"build_options_absent", program.build_options_absent},
                          {"sass_architecture", program.sass ? json::Value(program.sass->architecture) : json::Value()},
                          {"ptxas_version", program.sass ? json::Value(program.sass->ptxas_version) : json::Value()},
@@ -185,8 +179,8 @@ json::Value pair_explained_json(const ExplainedPair& pair, const std::vector<Exp
             json::Object{{"kernels", json::Array(program.kernels.begin(), program.kernels.end())},
                          {"cuda_program", program.cuda},
                          {"opencl_program", program.opencl},
-                         {"cuda_build_options", optional_text(cuda.programs.at(program.cuda).build_options)},
-                         {"opencl_build_options", optional_text(opencl.programs.at(program.opencl).build_options)}});
+                         {"cuda_build_options", json::optional(cuda.programs.at(program.cuda).build_options)},
+                         {"opencl_build_options", json::optional(opencl.programs.at(program.opencl).build_options)}});
     }
     return json::Object{{"workload", cuda.job.info.name},
                         {"variant", cuda.job.variant},

@@ -2,6 +2,7 @@
 // keys were added in, so the output reads in the same order as the tables.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,12 @@ namespace duet::cli::json {
 using Value = nlohmann::ordered_json;
 using Array = Value::array_t;
 using Object = Value::object_t;
+
+/// The value, or null where there is none.
+template <class T> Value optional(const std::optional<T>& value)
+{
+    return value ? Value(*value) : Value();
+}
 
 /// `value` as a whole document: two-space indentation, then a newline. Text that is not valid
 /// UTF-8 (a driver's build log) has the bad bytes replaced rather than failing the write.

@@ -102,29 +102,24 @@ json::Value peak_json(const std::optional<Peak>& peak)
     return json::Object{{"value", peak->value}, {"unit", rate_unit(peak->unit)}, {"of", peak->of}};
 }
 
-json::Value optional_json(const std::optional<double>& value)
-{
-    return value ? json::Value(*value) : json::Value();
-}
-
 /// A run's place on the roofline: what its workload declares, the rates, their fractions of the
 /// device's roofs and of its own copy, the bound, the roofs themselves and why any is unknown.
 json::Value roofline_json(const Roofline& line)
 {
-    return json::Object{{"bytes", optional_json(line.bytes)},
-                        {"flops", optional_json(line.flops)},
-                        {"intensity", optional_json(line.intensity)},
-                        {"gbps", optional_json(line.gbps)},
-                        {"gflops", optional_json(line.gflops)},
-                        {"of_peak_bandwidth", optional_json(line.of_peak_bandwidth)},
-                        {"of_peak_flops", optional_json(line.of_peak_flops)},
-                        {"of_d2d_copy", optional_json(line.of_d2d_copy)},
+    return json::Object{{"bytes", json::optional(line.bytes)},
+                        {"flops", json::optional(line.flops)},
+                        {"intensity", json::optional(line.intensity)},
+                        {"gbps", json::optional(line.gbps)},
+                        {"gflops", json::optional(line.gflops)},
+                        {"of_peak_bandwidth", json::optional(line.of_peak_bandwidth)},
+                        {"of_peak_flops", json::optional(line.of_peak_flops)},
+                        {"of_d2d_copy", json::optional(line.of_d2d_copy)},
                         {"bound", line.bound ? json::Value(to_string(*line.bound)) : json::Value()},
-                        {"peak_bandwidth_gbps", optional_json(line.peaks.gbps)},
-                        {"peak_gflops", optional_json(line.peaks.gflops)},
+                        {"peak_bandwidth_gbps", json::optional(line.peaks.gbps)},
+                        {"peak_gflops", json::optional(line.peaks.gflops)},
                         {"peak_gflops_of", line.peaks.flops_of},
-                        {"ridge", optional_json(line.peaks.ridge())},
-                        {"d2d_copy_gbps", optional_json(line.d2d_copy_gbps)},
+                        {"ridge", json::optional(line.peaks.ridge())},
+                        {"d2d_copy_gbps", json::optional(line.d2d_copy_gbps)},
                         {"unknown", json::Array(line.peaks.unknown.begin(), line.peaks.unknown.end())}};
 }
 
@@ -198,7 +193,7 @@ json::Value run_json(const Run& run, std::span<const DeviceProperties* const> de
         {"rate_unit", rate_unit(m.unit)},
         {"work", measured(m.work())},
         {"peak", peak_json(line.peak(m.unit))},
-        {"fraction_of_peak", optional_json(line.of_peak(m.unit))},
+        {"fraction_of_peak", json::optional(line.of_peak(m.unit))},
         {"roofline", roofline_json(line)},
         {"max_error", m.verified ? measured(m.max_error) : json::Value()},
         {"tolerance", measured(m.tolerance)},
