@@ -165,6 +165,11 @@ std::string kernel_heading(const ExplainedKernel& kernel)
                                       : "");
 }
 
+std::string sass_heading(const SassMix& mix)
+{
+    return format::count(mix.total, "instruction") + " (NOPs left out)";
+}
+
 std::string mix_heading(const InstructionMix& mix)
 {
     return "PTX, " + format::count(mix.total, "instruction") + " in the kernel" +
@@ -221,6 +226,16 @@ void print_occupancy(std::ostream& out, const ExplainedKernel& kernel)
     }
 }
 
+/// A PTX or SASS mix's groups and their counts.
+template <class Groups> void print_counts(std::ostream& out, const Groups& groups)
+{
+    Table table({{"group"}, {"count", Table::Align::right}});
+    for (const auto& group : groups) {
+        table.add_row({group.name, std::to_string(group.count)});
+    }
+    table.print(out, "      ");
+}
+
 void print_mix(std::ostream& out, const ExplainedKernel& kernel)
 {
     if (!kernel.mix) {
@@ -229,11 +244,7 @@ void print_mix(std::ostream& out, const ExplainedKernel& kernel)
     }
     const auto& mix = *kernel.mix;
     out << "    compiled code: " << mix_heading(mix) << "\n";
-    Table table({{"group"}, {"count", Table::Align::right}});
-    for (const auto& group : mix.groups) {
-        table.add_row({group.name, std::to_string(group.count)});
-    }
-    table.print(out, "      ");
+    print_counts(out, mix.groups);
     if (!mix.unresolved.empty()) {
         print_wrapped(out, "      calls without a body here (their code not counted):", joined(mix.unresolved),
                       "        ");
@@ -249,12 +260,8 @@ void print_sass(std::ostream& out, const ExplainedKernel& kernel)
         print_wrapped(out, "    SASS: none:", kernel.sass_absent, "      ");
         return;
     }
-    out << "    SASS: " << format::count(kernel.sass->total, "instruction") << " (NOPs left out)\n";
-    Table table({{"group"}, {"count", Table::Align::right}});
-    for (const auto& group : kernel.sass->groups) {
-        table.add_row({group.name, std::to_string(group.count)});
-    }
-    table.print(out, "      ");
+    out << "    SASS: " << sass_heading(*kernel.sass) << "\n";
+    print_counts(out, kernel.sass->groups);
 }
 
 } // namespace

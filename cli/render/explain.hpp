@@ -72,6 +72,8 @@ std::string largest_block_text(const KernelProperties& properties);
 std::string ptxas_text(const PtxasKernel& figures);
 /// "PTX, 308 instructions in the kernel and the functions it calls".
 std::string mix_heading(const InstructionMix& mix);
+/// "1234 instructions (NOPs left out)"
+std::string sass_heading(const SassMix& mix);
 /// Every group either mix holds, in the mixes' own fixed order: each group only the OpenCL mix
 /// holds goes after the group it follows there.
 std::vector<std::string> group_names(const std::vector<MixGroup>& cuda, const std::vector<MixGroup>& opencl);

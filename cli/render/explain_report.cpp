@@ -125,8 +125,7 @@ std::string mixes_part(const ExplainedKernel& kernel)
         html += labelled("Compiled code: none:", kernel.mix_absent, "absent");
     }
     if (const auto& sass = kernel.sass) {
-        html += labelled("SASS:", format::count(sass->total, "instruction") + " (NOPs left out)") +
-                counts_table(sass->groups, sass->total);
+        html += labelled("SASS:", sass_heading(*sass)) + counts_table(sass->groups, sass->total);
     } else {
         html += labelled("SASS: none:", kernel.sass_absent, "absent");
     }
