@@ -200,7 +200,7 @@ std::string roofline_section(std::span<const Run> runs, std::span<const DevicePr
         if (run.measured()) {
             std::vector<Cell> row;
             for (auto& text : roofline_cells(run, lines.back())) {
-                row.push_back({std::move(text), row.size() < 3 ? "" : "number"});
+                row.push_back({std::move(text), roofline_column_holds_figures(row.size()) ? "number" : ""});
             }
             rows.push_back(std::move(row));
         }

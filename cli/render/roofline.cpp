@@ -28,6 +28,11 @@ std::vector<std::string> roofline_headers()
             "of peak GB/s", "GFLOP/s", "of peak FMA", "of d2d copy", "bound"};
 }
 
+bool roofline_column_holds_figures(std::size_t index)
+{
+    return index >= 3 && index + 1 < roofline_headers().size();
+}
+
 std::vector<std::string> roofline_cells(const Run& run, const Roofline& line)
 {
     return {run.job.label,

@@ -14,6 +14,9 @@ namespace duet::cli {
 
 /// The headings of roofline_cells.
 std::vector<std::string> roofline_headers();
+/// Whether roofline_cells' column `index` holds figures (aligned right) rather than words: the
+/// device, API, variant and bound are words.
+bool roofline_column_holds_figures(std::size_t index);
 /// A run's row: device, API, variant, intensity, GB/s and its share of the bandwidth roof,
 /// GFLOP/s and its share of the FMA roof, its share of the run's own device-to-device copy, and the
 /// bound; "-" for what is unknown.

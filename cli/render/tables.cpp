@@ -134,9 +134,9 @@ void print_roofline_table(const std::string& workload, std::span<const Run> runs
     std::cout << "\n  " << workload << "'s roofline\n";
     std::vector<Table::Column> columns;
     for (const auto& heading : roofline_headers()) {
-        columns.push_back({heading, columns.size() < 3 ? Table::Align::left : Table::Align::right});
+        columns.push_back(
+            {heading, roofline_column_holds_figures(columns.size()) ? Table::Align::right : Table::Align::left});
     }
-    columns.back().align = Table::Align::left;
     Table table(std::move(columns));
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (runs[i].measured()) {
