@@ -61,6 +61,11 @@ std::string rate(double value)
     return printf_text(size < 10 ? "%.2f" : size < 1000 ? "%.1f" : "%.0f", value);
 }
 
+std::string rate(const std::optional<double>& value)
+{
+    return value ? rate(*value) : "-";
+}
+
 std::string error(double value)
 {
     return workload::error_text(value);
@@ -119,6 +124,11 @@ std::string percent(double fraction)
     char text[32];
     std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
     return text;
+}
+
+std::string percent(const std::optional<double>& fraction)
+{
+    return fraction ? percent(*fraction) : "-";
 }
 
 std::string count(std::size_t number, const std::string& noun)

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <duet/workload/statistics.hpp>
@@ -23,6 +24,8 @@ std::string milliseconds(double ms);
 std::string milliseconds(double ms, const workload::Summary& summary);
 /// GB/s or GFLOP/s for a table ("1.23", "45.6", "2900").
 std::string rate(double value);
+/// The same, or "-" where there is none.
+std::string rate(const std::optional<double>& value);
 /// An error or difference: "0" when exactly zero, else two significant digits ("1.2e-07").
 std::string error(double value);
 /// A distance in ULPs: "3"; "NaN" for the mark of a NaN (UINT64_MAX).
@@ -43,6 +46,8 @@ std::string ratio_verdict(const workload::Ratio& ratio);
 std::string spread(const workload::Summary& summary);
 /// A fraction as a percentage to one decimal: "12.3%" for 0.123.
 std::string percent(double fraction);
+/// The same, or "-" where there is none.
+std::string percent(const std::optional<double>& fraction);
 /// "1 run", "3 runs": a count and its noun, plural by adding "s".
 std::string count(std::size_t number, const std::string& noun);
 /// Bytes in binary units: "512 B", "48 KiB", "79.6 GiB".

@@ -289,7 +289,7 @@ std::string summary_section(const Comparison& comparison)
         }
         if (run.measured()) {
             const std::optional<double> fraction = roofline_of(run, devices).of_peak(run.measurement.unit);
-            text += "\nof peak " + (fraction ? format::percent(*fraction) : std::string("-"));
+            text += "\nof peak " + format::percent(fraction);
         }
         const auto column =
             static_cast<std::size_t>(std::find(labels.begin(), labels.end(), run.job.label) - labels.begin());
@@ -696,7 +696,7 @@ std::string scale_section(const Scaling& scaling)
                         {ok ? format::milliseconds(p.time_ms) : "-", "number"},
                         {ok ? format::percent(p.communication_share()) : "-", "number"},
                         optional(p.speedup),
-                        {p.efficiency ? format::percent(*p.efficiency) : "-", "number"},
+                        {format::percent(p.efficiency), "number"},
                         optional(p.opencl_over_cuda),
                         {p.exchanges.empty() ? "-" : p.exchanges, ""},
                         {ok ? p.status : p.status + ": " + p.reason, ok ? "ok" : "wrong"}});

@@ -8,20 +8,6 @@
 
 namespace duet::cli {
 
-namespace {
-
-std::string percent_or_dash(const std::optional<double>& fraction)
-{
-    return fraction ? format::percent(*fraction) : "-";
-}
-
-std::string rate_or_dash(const std::optional<double>& rate)
-{
-    return rate ? format::rate(*rate) : "-";
-}
-
-} // namespace
-
 std::vector<std::string> roofline_headers()
 {
     return {"device",       "API",     "variant",     "flop/byte",   "GB/s",
@@ -39,11 +25,11 @@ std::vector<std::string> roofline_cells(const Run& run, const Roofline& line)
             api_label(run.job.device),
             run.job.variant,
             line.intensity ? format::figure(*line.intensity) : "-",
-            rate_or_dash(line.gbps),
-            percent_or_dash(line.of_peak_bandwidth),
-            rate_or_dash(line.gflops),
+            format::rate(line.gbps),
+            format::percent(line.of_peak_bandwidth),
+            format::rate(line.gflops),
             line.of_peak_flops ? format::percent(*line.of_peak_flops) + " " + line.peaks.flops_of.substr(0, 4) : "-",
-            percent_or_dash(line.of_d2d_copy),
+            format::percent(line.of_d2d_copy),
             line.bound ? to_string(*line.bound) : "-"};
 }
 

@@ -21,7 +21,7 @@ namespace {
 std::string spread(const std::vector<double>& samples)
 {
     const auto range = relative_range(samples);
-    return range ? format::percent(*range) : "-";
+    return format::percent(range);
 }
 
 /// The unit of the first measured run's rate: the column's heading; others name theirs per cell.
@@ -85,7 +85,7 @@ void print_runs_table(std::span<const Run> runs, std::span<const DevicePropertie
         }
         cells.insert(cells.end(),
                      {format::milliseconds(m.d2h_ms), format::milliseconds(m.total_ms, m.total_summary()), rate,
-                      of_peak ? format::percent(*of_peak) : "-", m.verified ? format::error(m.max_error) : "-",
+                      format::percent(of_peak), m.verified ? format::error(m.max_error) : "-",
                       m.verified ? format::ulps(m.agreement.max_scaled_ulps) : "-", difference(run.device, "base"),
                       difference(run.variant, "base"), run.status == Status::ok ? "yes" : "NO"});
         table.add_row(std::move(cells));
