@@ -259,7 +259,7 @@ std::string summary_verdict(Status status)
 /// Opens the report: a row per workload and variant, a column per device, each cell the run's verdict,
 /// its OpenCL/CUDA kernel ratio where the device is one half of a pair, and its rate's share of the
 /// device's peak, so that the whole comparison is seen before its sections.
-std::string summary_section(const Comparison& comparison)
+std::string summary_section(const Comparison& comparison, std::span<const DeviceProperties* const> devices)
 {
     std::vector<std::string> labels, headers, rows_seen;
     for (const auto& run : comparison.runs) {
@@ -269,7 +269,6 @@ std::string summary_section(const Comparison& comparison)
         }
     }
     headers.insert(headers.begin(), "workload / variant");
-    const auto devices = device_properties_of(comparison.runs);
     std::vector<std::vector<Cell>> rows;
     for (const auto& run : comparison.runs) {
         const std::string row_name = run.job.info.name + " / " + run.job.variant;
@@ -353,10 +352,10 @@ std::string compare_report(const Comparison& comparison)
         << comparison.seed << "; " << escape(describe_timing(comparison.timing, comparison.in_turns))
         << "; times on the device clock.</p>\n";
     out << banner(comparison.verdict);
-    out << summary_section(comparison);
+    const auto devices = device_properties_of(comparison.runs);
+    out << summary_section(comparison, devices);
     out << backends_section();
     const auto colours = colours_of(comparison.runs);
-    const auto devices = device_properties_of(comparison.runs);
     for (std::size_t first = 0; first < comparison.runs.size();) {
         std::size_t end = first;
         while (end < comparison.runs.size() &&
