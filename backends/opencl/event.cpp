@@ -7,11 +7,21 @@ namespace {
 cl_ulong end_time(const duet_event_s& event)
 {
     cl_ulong nanoseconds = 0;
-    const cl_int code =
-        clGetEventProfilingInfo(event.event, CL_PROFILING_COMMAND_END, sizeof nanoseconds, &nanoseconds, nullptr);
+    const auto query = [&] {
+        return clGetEventProfilingInfo(event.event, CL_PROFILING_COMMAND_END, sizeof nanoseconds, &nanoseconds,
+                                       nullptr);
+    };
+    cl_int code = query();
+    if (code == CL_PROFILING_INFO_NOT_AVAILABLE) {
+        // NVIDIA's OpenCL (driver 580) answered this for a marker after clFinish of its queue, where
+        // a staged copy's own events came before the marker: the event's state lagged its queue's.
+        // Waiting on the event brings it up to date; one the caller had not finished is waited for.
+        check(clWaitForEvents(1, &event.event), "clWaitForEvents");
+        code = query();
+    }
     if (code == CL_PROFILING_INFO_NOT_AVAILABLE)
         fail_native(code, "clGetEventProfilingInfo",
-                    "no device time for this event (CL_PROFILING_INFO_NOT_AVAILABLE): it has not completed yet");
+                    "no device time for this event, complete as it is (CL_PROFILING_INFO_NOT_AVAILABLE)");
     check(code, "clGetEventProfilingInfo");
     return nanoseconds;
 }
