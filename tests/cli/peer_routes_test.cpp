@@ -65,7 +65,8 @@ TEST(CliPeerRoutes, ABackendWithOneDeviceListsNoRoute)
     for (const auto& device : devices["devices"].array()) {
         ++per_backend[device["backend"].string()];
     }
-    ASSERT_EQ(per_backend["opencl"], 1) << "POCL_DEVICES=pthread gives PoCL one device";
+    ASSERT_EQ(per_backend["opencl"], 1) << "POCL_DEVICES=pthread gives PoCL one device; duet said "
+                                        << backends_said(listed.out);
     for (const auto& route : devices["peer_routes"].array()) {
         EXPECT_NE(route["backend"].string(), "opencl");
     }

@@ -164,6 +164,21 @@ EnvChanges pocl_alone(EnvChanges base)
     return base;
 }
 
+std::string backends_said(const std::string& devices_json)
+{
+    const auto listed = json::parse(devices_json);
+    std::string said;
+    for (const auto& backend : listed["backends"].array()) {
+        const auto count = static_cast<int>(backend["device_count"].number());
+        said += (said.empty() ? "" : "; ") + backend["name"].string() + ": " + std::to_string(count) +
+                (count == 1 ? " device" : " devices");
+        if (!backend["reason"].string().empty()) {
+            said += " (" + backend["reason"].string() + ")";
+        }
+    }
+    return said;
+}
+
 std::string pocl_device(const EnvChanges& env)
 {
     const auto listed = json::parse(run_duet({"devices", "--json"}, env).out);

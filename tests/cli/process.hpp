@@ -42,6 +42,10 @@ std::string read_file(const std::string& path);
 /// `ulimit -v`); on a machine without a GPU nothing changes.
 EnvChanges pocl_alone(EnvChanges base = {});
 
+/// What `duet devices --json` said of each backend, in a line ("cuda: 0 devices (cuInit: ...);
+/// opencl: 1 device"), for a test that found fewer devices than it needs to say why.
+std::string backends_said(const std::string& devices_json);
+
 /// The selector of a PoCL device duet lists under `env`, "" where there is none.
 std::string pocl_device(const EnvChanges& env = {});
 

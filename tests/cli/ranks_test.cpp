@@ -52,13 +52,15 @@ protected:
 #ifndef DUET_TEST_MPIEXEC
         GTEST_SKIP() << "duet was built without MPI (no Open MPI found): no distributed runs to test";
 #else
-        const auto devices = json::parse(run_duet({"devices", "--json"}, two_pocl_devices()).out);
+        const auto listed = run_duet({"devices", "--json"}, two_pocl_devices());
+        const auto devices = json::parse(listed.out);
         std::size_t pocl = 0;
         for (const auto& device : devices["devices"].array()) {
             pocl += device["api"].string() == "OpenCL (PoCL)" ? 1 : 0;
         }
         if (pocl < 2) {
-            GTEST_SKIP() << "two ranks need two PoCL devices; POCL_DEVICES=\"pthread pthread\" gave " << pocl;
+            GTEST_SKIP() << "two ranks need two PoCL devices; POCL_DEVICES=\"pthread pthread\" gave " << pocl << " ("
+                         << backends_said(listed.out) << ")";
         }
 #endif
     }

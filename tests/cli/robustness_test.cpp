@@ -152,7 +152,8 @@ TEST(CliRobustness, ARunAboveTheAddressSpaceLimitIsRefusedBeforeItStarts)
     const EnvChanges env = pocl_alone();
     const std::string cpu = pocl_device(env);
     if (cpu.empty()) {
-        GTEST_SKIP() << "no PoCL device, whose buffers are host memory";
+        GTEST_SKIP() << "no PoCL device, whose buffers are host memory ("
+                     << backends_said(run_duet({"devices", "--json"}, env).out) << ")";
     }
     // The figures: 100 million floats need about 4 GB of host memory with a CPU device's
     // buffers; `ulimit -v 3000000` leaves less than 2 GB of it. More must be free on the machine,
