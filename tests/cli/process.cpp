@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -137,30 +138,57 @@ std::optional<TwoDevices> two_devices(const EnvChanges& base)
     return std::nullopt;
 }
 
+namespace {
+
+/// The ICD variables that leave PoCL the only OpenCL platform: a vendors folder of the ICD files
+/// that name PoCL (from OCL_ICD_VENDORS where set, as scripts/gpu-check sets it), and of
+/// OCL_ICD_FILENAMES the entries that name it. Where duet then lists no OpenCL device (on an H100
+/// machine it found no platform at all, for want of a cause seen there), the environment's own
+/// ICD settings, in which CUDA_VISIBLE_DEVICES="" still leaves NVIDIA's OpenCL without devices.
+EnvChanges pocl_icd_alone()
+{
+    const auto folder = std::filesystem::temp_directory_path() / ("duet-pocl-alone-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const char* vendors = std::getenv("OCL_ICD_VENDORS");
+    const std::filesystem::path from = vendors != nullptr && std::filesystem::is_directory(vendors)
+                                           ? std::filesystem::path(vendors)
+                                           : std::filesystem::path("/etc/OpenCL/vendors");
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(from, error)) {
+        if (entry.path().extension() == ".icd" && read_file(entry.path().string()).find("pocl") != std::string::npos) {
+            std::filesystem::copy_file(entry.path(), folder / entry.path().filename());
+        }
+    }
+    std::string pocl_files;
+    std::stringstream filenames(std::getenv("OCL_ICD_FILENAMES") == nullptr ? "" : std::getenv("OCL_ICD_FILENAMES"));
+    for (std::string file; std::getline(filenames, file, ':');) {
+        if (file.find("pocl") != std::string::npos) {
+            pocl_files += (pocl_files.empty() ? "" : ":") + file;
+        }
+    }
+    EnvChanges alone{{"CUDA_VISIBLE_DEVICES", ""}, {"OCL_ICD_VENDORS", folder.string()}};
+    alone["OCL_ICD_FILENAMES"] = pocl_files.empty() ? std::nullopt : std::optional(pocl_files);
+    const std::string said = run_duet({"devices", "--json"}, alone).out;
+    const auto listed = json::parse(said);
+    for (const auto& device : listed["devices"].array()) {
+        if (device["backend"].string() == "opencl") {
+            return alone;
+        }
+    }
+    std::cerr << "pocl_alone: with PoCL's ICD files alone duet said " << backends_said(said)
+              << "; CUDA_VISIBLE_DEVICES=\"\" alone hides the GPUs instead\n";
+    return {{"CUDA_VISIBLE_DEVICES", ""}};
+}
+
+} // namespace
+
 EnvChanges pocl_alone(EnvChanges base)
 {
-    static const std::filesystem::path folder = [] {
-        const auto path = std::filesystem::temp_directory_path() / ("duet-pocl-alone-" + std::to_string(::getpid()));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-        // The ICD files the loader reads here (OCL_ICD_VENDORS where set, as scripts/gpu-check
-        // sets it), those that name PoCL's library.
-        const char* vendors = std::getenv("OCL_ICD_VENDORS");
-        const std::filesystem::path from = vendors != nullptr && std::filesystem::is_directory(vendors)
-                                               ? std::filesystem::path(vendors)
-                                               : std::filesystem::path("/etc/OpenCL/vendors");
-        std::error_code error;
-        for (const auto& entry : std::filesystem::directory_iterator(from, error)) {
-            if (entry.path().extension() == ".icd" &&
-                read_file(entry.path().string()).find("pocl") != std::string::npos) {
-                std::filesystem::copy_file(entry.path(), path / entry.path().filename());
-            }
-        }
-        return path;
-    }();
-    base["CUDA_VISIBLE_DEVICES"] = "";
-    base["OCL_ICD_VENDORS"] = folder.string();
-    base["OCL_ICD_FILENAMES"] = std::nullopt;
+    static const EnvChanges alone = pocl_icd_alone();
+    for (const auto& [name, value] : alone) {
+        base[name] = value;
+    }
     return base;
 }
 

@@ -36,10 +36,10 @@ Completed run_program(const std::vector<std::string>& command, const EnvChanges&
 /// The whole of a file, for reports and outputs duet wrote.
 std::string read_file(const std::string& path);
 
-/// `base` with duet seeing PoCL's devices alone: an OpenCL vendors folder that lists PoCL's ICD
-/// alone, and no GPU visible to CUDA. On a GPU machine NVIDIA's drivers then neither add devices
-/// (to a test that counts them) nor reserve their gigabytes of address space (in a test under
-/// `ulimit -v`); on a machine without a GPU nothing changes.
+/// `base` with duet seeing PoCL's devices alone: the OpenCL ICD loader given PoCL's ICD alone,
+/// and no GPU visible to CUDA (nor so to NVIDIA's OpenCL). On a GPU machine NVIDIA's drivers then
+/// neither add devices (to a test that counts them) nor reserve their gigabytes of address space
+/// (in a test under `ulimit -v`); on a machine without a GPU nothing changes.
 EnvChanges pocl_alone(EnvChanges base = {});
 
 /// What `duet devices --json` said of each backend, in a line ("cuda: 0 devices (cuInit: ...);
