@@ -142,9 +142,10 @@ namespace {
 
 /// The ICD variables that leave PoCL the only OpenCL platform: a vendors folder of the ICD files
 /// that name PoCL (from OCL_ICD_VENDORS where set, as scripts/gpu-check sets it), and of
-/// OCL_ICD_FILENAMES the entries that name it. Where duet then lists no OpenCL device (on an H100
-/// machine it found no platform at all, for want of a cause seen there), the environment's own
-/// ICD settings, in which CUDA_VISIBLE_DEVICES="" still leaves NVIDIA's OpenCL without devices.
+/// OCL_ICD_FILENAMES the entries that name it (the H100 machine's loader found NVIDIA's driver with
+/// no ICD file naming it, and with the variable unset and PoCL's ICD file alone, no platform: its
+/// drivers most likely come through that variable). Where duet still lists no OpenCL device, the
+/// environment's own ICD settings, in which CUDA_VISIBLE_DEVICES="" leaves NVIDIA's OpenCL no device.
 EnvChanges pocl_icd_alone()
 {
     const auto folder = std::filesystem::temp_directory_path() / ("duet-pocl-alone-" + std::to_string(::getpid()));
