@@ -380,6 +380,10 @@ public:
     void write(cl_command_queue queue, cl_mem dst, std::size_t offset, const char* src, std::size_t bytes)
     {
         const std::lock_guard lock(mutex_); // threads that share the queue take turns at its slots
+        // What the queue holds goes to the device now: a marker recorded before this call then
+        // times the transfer from its start, the first chunk's host copy included, as CUDA's event
+        // does, rather than from the first chunk's flush.
+        check(clFlush(queue), "clFlush");
         const std::size_t chunk = chunk_bytes(bytes);
         for (std::size_t done = 0, next = 0; done < bytes; ++next) {
             Slot& slot = slots_[next % slots_.size()];
