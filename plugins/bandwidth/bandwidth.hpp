@@ -82,7 +82,8 @@ private:
 };
 
 /// One copy through the raw API (clEnqueueWriteBuffer / cuMemcpyHtoDAsync and their reads) on
-/// duet's own queue and buffer, through the native handles. Empty where the raw API cannot be
+/// duet's own queue and buffer, through the native handles; an OpenCL write flushes the queue first,
+/// as duet's staged write does, so that both are timed from the call. Empty where the raw API cannot be
 /// reached: a backend other than OpenCL and CUDA, or a CUDA driver that cannot be opened.
 std::function<void()> raw_write(const Device& device, Queue& queue, const RawBuffer& dst, const void* src,
                                 std::size_t bytes);

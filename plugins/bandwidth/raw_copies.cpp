@@ -69,6 +69,9 @@ std::function<void()> raw_write(const Device& device, Queue& queue, const RawBuf
         const auto native_queue = static_cast<cl_command_queue>(queue.native());
         const auto memory = static_cast<cl_mem>(dst.native());
         return [=] {
+            // The start marker goes to the device first, as duet's staged write sends it: the
+            // driver's own host copy of pageable memory, inside this call, is then timed too.
+            check("opencl", clFlush(native_queue), "clFlush");
             check("opencl", clEnqueueWriteBuffer(native_queue, memory, CL_FALSE, 0, bytes, src, 0, nullptr, nullptr),
                   "clEnqueueWriteBuffer");
         };
