@@ -107,6 +107,9 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 #ifndef MATMUL_TN
 #define MATMUL_TN 8
 #endif
+#ifndef MATMUL_SPLIT_K
+#define MATMUL_SPLIT_K 1
+#endif
 // MATMUL_MIN_BLOCKS, blocks an SM, is the CUDA kernel's __launch_bounds__; NVIDIA's OpenCL takes
 // the same register ceiling as a build option (-cl-nv-maxrregcount, the launcher's).
 #define MATMUL_A_PAD 4
@@ -120,13 +123,13 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
 #error "matmul_blocked: TM, TN and BK are multiples of 4, and each work-item loads a whole number of float4s a step"
 #endif
 
-// Four consecutive elements of a row of a `rows` × `columns` matrix from `column` on: one float4
-// where `vector` says every row starts 16-byte aligned and `columns` is a multiple of 4, else
-// one by one, zeros past the edges.
+// Four consecutive elements of a row of a matrix `stride` floats wide from `column` on, zeros from
+// row `rows` and column `columns` on: one float4 where `vector` says every row starts 16-byte
+// aligned and `columns` is a multiple of 4, else one by one.
 float4 matmul_load4(__global const float* restrict matrix, const uint row, const uint column, const uint rows,
-                    const uint columns, const bool vector)
+                    const uint columns, const uint stride, const bool vector)
 {
-    __global const float* at = matrix + row * columns + column;
+    __global const float* at = matrix + row * stride + column;
     if (vector) {
         return row < rows && column < columns ? *(__global const float4*)at : (float4)(0.0f);
     }
@@ -136,20 +139,23 @@ float4 matmul_load4(__global const float* restrict matrix, const uint row, const
 }
 
 // This work-item's share of the step at `base`: float4s of A's rows (BK / 4 to a row) and of B's
-// (BN / 4 to a row), consecutive work-items reading consecutive float4s.
+// (BN / 4 to a row), consecutive work-items reading consecutive float4s, zeros from k_end on.
 void matmul_blocked_load(__global const float* restrict a, __global const float* restrict b, float4* a_next,
                          float4* b_next, const uint thread, const uint row0, const uint col0, const uint base,
-                         const uint m, const uint n, const uint k, const bool vector_a, const bool vector_b)
+                         const uint m, const uint n, const uint k, const uint k_end, const bool vector_a,
+                         const bool vector_b)
 {
 #pragma unroll
     for (uint l = 0; l < MATMUL_A_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        a_next[l] = matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k, vector_a);
+        a_next[l] =
+            matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k_end, k, vector_a);
     }
 #pragma unroll
     for (uint l = 0; l < MATMUL_B_LOADS; ++l) {
         const uint at = thread + l * MATMUL_THREADS;
-        b_next[l] = matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k, n, vector_b);
+        b_next[l] =
+            matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k_end, n, n, vector_b);
     }
 }
 
@@ -190,6 +196,19 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     const uint col0 = get_group_id(0) * MATMUL_BN;
     const bool vector_a = k % 4 == 0;
     const bool vector_b = n % 4 == 0;
+    // Split K: this work-group's slice of k, whole steps of BK (a multiple of 4, so that A's float4s
+    // stay inside it), its partial product into slice get_group_id(2) of c, which is then the
+    // launcher's workspace of MATMUL_SPLIT_K products that matmul_sum_splits adds up.
+    // Without a split the kernel is compiled as before it had one (the CUDA kernel's registers).
+#if MATMUL_SPLIT_K > 1
+    const uint k_step = ((k + MATMUL_SPLIT_K - 1) / MATMUL_SPLIT_K + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
+    const uint k_begin = min(k, (uint)get_group_id(2) * k_step);
+    const uint k_end = k_begin + min(k - k_begin, k_step);
+    c += (ulong)get_group_id(2) * m * n;
+#else
+    const uint k_begin = 0;
+    const uint k_end = k;
+#endif
 
     float4 a_next[MATMUL_A_LOADS];
     float4 b_next[MATMUL_B_LOADS];
@@ -201,14 +220,14 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
             sum[i][j] = 0.0f;
         }
     }
-    matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, 0, m, n, k, vector_a, vector_b);
+    matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, k_begin, m, n, k, k_end, vector_a, vector_b);
     matmul_blocked_store(a_tile[0], b_tile[0], a_next, b_next, thread);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint buffer = 0;
-    for (uint base = 0; base < k; base += MATMUL_BK) {
-        const bool more = base + MATMUL_BK < k;
+    for (uint base = k_begin; base < k_end; base += MATMUL_BK) {
+        const bool more = base + MATMUL_BK < k_end;
         if (more) {
-            matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, base + MATMUL_BK, m, n, k, vector_a,
+            matmul_blocked_load(a, b, a_next, b_next, thread, row0, col0, base + MATMUL_BK, m, n, k, k_end, vector_a,
                                 vector_b);
         }
 #pragma unroll
@@ -268,4 +287,20 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
             }
         }
     }
+}
+
+// Split K's second step: each element of C the sum of its `splits` partial products, slice after
+// slice, so that the product's bits do not depend on the order the work-groups ran in.
+__kernel void matmul_sum_splits(__global const float* restrict partial, __global float* restrict c, const uint count,
+                                const uint splits)
+{
+    const uint i = get_global_id(0);
+    if (i >= count) {
+        return;
+    }
+    float sum = partial[i];
+    for (uint s = 1; s < splits; ++s) {
+        sum += partial[(ulong)s * count + i];
+    }
+    c[i] = sum;
 }

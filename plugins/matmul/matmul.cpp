@@ -52,13 +52,17 @@ const std::vector<std::string>& variants()
 std::string BlockedTiles::name() const
 {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + "/" + std::to_string(tm) + "x" +
-           std::to_string(tn) + (blocks_per_sm > 1 ? "@" + std::to_string(blocks_per_sm) : "");
+           std::to_string(tn) + (blocks_per_sm > 1 ? "@" + std::to_string(blocks_per_sm) : "") +
+           (split_k > 1 ? "/k" + std::to_string(split_k) : "");
 }
 
 std::optional<std::string> BlockedTiles::invalid_reason() const
 {
     if (blocks_per_sm == 0 || blocks_per_sm > 4) {
         return "tiles " + name() + ": from 1 to 4 blocks an SM";
+    }
+    if (split_k == 0 || split_k > 16) {
+        return "tiles " + name() + ": K split in from 1 to 16";
     }
     if (bm == 0 || bn == 0 || bk == 0 || tm == 0 || tn == 0 || bm % tm != 0 || bn % tn != 0) {
         return "tiles " + name() + ": every size above 0, and tm dividing bm, tn dividing bn";
@@ -77,23 +81,30 @@ std::optional<std::string> BlockedTiles::invalid_reason() const
 const std::vector<BlockedTiles>& blocked_candidates()
 {
     static const std::vector<BlockedTiles> candidates{
-        {128, 128, 8, 8, 8}, {128, 128, 16, 8, 8},   {128, 64, 16, 8, 4},    {64, 128, 16, 4, 8}, {128, 64, 16, 8, 8},
-        {64, 128, 16, 8, 8}, {64, 64, 16, 4, 4},     {64, 64, 16, 8, 8},     {64, 32, 16, 4, 4},  {32, 64, 16, 4, 4},
-        {32, 32, 16, 4, 4},  {128, 128, 8, 8, 8, 2}, {128, 128, 16, 8, 8, 2}};
+        {128, 128, 8, 8, 8},     {128, 128, 16, 8, 8},      {128, 64, 16, 8, 4},       {64, 128, 16, 4, 8},
+        {128, 64, 16, 8, 8},     {64, 128, 16, 8, 8},       {64, 64, 16, 4, 4},        {64, 64, 16, 8, 8},
+        {64, 32, 16, 4, 4},      {32, 64, 16, 4, 4},        {32, 32, 16, 4, 4},        {128, 128, 8, 8, 8, 2},
+        {128, 128, 16, 8, 8, 2}, {128, 128, 8, 8, 8, 2, 2}, {128, 128, 8, 8, 8, 2, 4}, {64, 64, 16, 8, 8, 1, 2}};
     return candidates;
 }
 
 std::optional<BlockedTiles> parse_tiles(std::string_view name)
 {
     BlockedTiles tiles;
-    const auto blocks = name.find('@');
-    if (blocks != std::string_view::npos) {
-        const std::string_view count = name.substr(blocks + 1);
-        const auto [next, error] = std::from_chars(count.data(), count.data() + count.size(), tiles.blocks_per_sm);
-        if (count.empty() || error != std::errc() || next != count.data() + count.size() || tiles.blocks_per_sm < 2) {
-            return std::nullopt; // "@1" is written without it
+    // A count after a marker, the text before it left in `name`: false where the count is not a
+    // whole number of at least 2 (1 is written without its marker).
+    const auto take_count = [&name](std::string_view marker, std::size_t& count) {
+        const auto at = name.rfind(marker);
+        if (at == std::string_view::npos) {
+            return true;
         }
-        name = name.substr(0, blocks);
+        const std::string_view digits = name.substr(at + marker.size());
+        const auto [next, error] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+        name = name.substr(0, at);
+        return !digits.empty() && error == std::errc() && next == digits.data() + digits.size() && count >= 2;
+    };
+    if (!take_count("/k", tiles.split_k) || !take_count("@", tiles.blocks_per_sm)) {
+        return std::nullopt;
     }
     std::size_t* fields[] = {&tiles.bm, &tiles.bn, &tiles.bk, &tiles.tm, &tiles.tn};
     const char separators[] = {'x', 'x', '/', 'x', '\0'};
@@ -140,7 +151,11 @@ BlockedTiles search_tiles(const Device& device, std::size_t size)
     queue.fill(b, 1.0f);
     std::optional<BlockedTiles> best;
     double best_ms = 0;
+    const bool splits_help = device.properties().type == DeviceType::gpu && size <= 2048;
     for (const auto& candidate : blocked_candidates()) {
+        if (candidate.split_k > 1 && !splits_help) {
+            continue; // see blocked_candidates()
+        }
         try {
             const Launcher launcher(device, "blocked", candidate);
             launcher.run(queue, a, b, c, shape); // the first launch loads the module
@@ -200,10 +215,13 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         }
         BuildOptions options;
         if (!(tiles == BlockedTiles{})) {
-            options.defines = {
-                {"MATMUL_BM", std::to_string(tiles.bm)}, {"MATMUL_BN", std::to_string(tiles.bn)},
-                {"MATMUL_BK", std::to_string(tiles.bk)}, {"MATMUL_TM", std::to_string(tiles.tm)},
-                {"MATMUL_TN", std::to_string(tiles.tn)}, {"MATMUL_MIN_BLOCKS", std::to_string(tiles.blocks_per_sm)}};
+            options.defines = {{"MATMUL_BM", std::to_string(tiles.bm)},
+                               {"MATMUL_BN", std::to_string(tiles.bn)},
+                               {"MATMUL_BK", std::to_string(tiles.bk)},
+                               {"MATMUL_TM", std::to_string(tiles.tm)},
+                               {"MATMUL_TN", std::to_string(tiles.tn)},
+                               {"MATMUL_MIN_BLOCKS", std::to_string(tiles.blocks_per_sm)},
+                               {"MATMUL_SPLIT_K", std::to_string(tiles.split_k)}};
         }
         // Blocks an SM, as the CUDA kernel's __launch_bounds__(threads, MATMUL_MIN_BLOCKS) asks of
         // ptxas: the same register ceiling (64K registers an SM) through cl_nv_compiler_options.
@@ -211,9 +229,14 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
             options.flags = "-cl-nv-maxrregcount=" +
                             std::to_string(std::min<std::size_t>(255, 65536 / (tiles.blocks_per_sm * tiles.threads())));
         }
-        kernel_ = device.build(kernels::matmul(), options).kernel(found->entry);
+        const Program program = device.build(kernels::matmul(), options);
+        kernel_ = program.kernel(found->entry);
         block_ = {tiles.bn / tiles.tn, tiles.bm / tiles.tm, 1};
         tile_ = {tiles.bn, tiles.bm, 1};
+        split_k_ = tiles.split_k;
+        if (split_k_ > 1) {
+            sum_splits_ = program.kernel("matmul_sum_splits");
+        }
     }
     const std::size_t threads = block_.x * block_.y;
     if (kernel_.properties().max_block_size < threads) {
@@ -245,8 +268,29 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
         return;
     }
     const auto tiles = [](std::size_t size, std::size_t tile) { return (size + tile - 1) / tile; };
-    queue.launch(kernel_, Range::grid_block(2, {tiles(n, tile_.x), tiles(m, tile_.y), 1}, block_), a, b, c,
-                 static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k));
+    const Range range =
+        Range::grid_block(split_k_ > 1 ? 3 : 2, {tiles(n, tile_.x), tiles(m, tile_.y), split_k_}, block_);
+    const auto m32 = static_cast<std::uint32_t>(m), n32 = static_cast<std::uint32_t>(n),
+               k32 = static_cast<std::uint32_t>(k);
+    if (split_k_ == 1) {
+        queue.launch(kernel_, range, a, b, c, m32, n32, k32);
+        return;
+    }
+    const Buffer<float>& partial = workspace(queue, split_k_ * m * n);
+    queue.launch(kernel_, range, a, b, partial, m32, n32, k32);
+    queue.launch(sum_splits_, Range::cover(m * n, 256), partial, c, static_cast<std::uint32_t>(m * n),
+                 static_cast<std::uint32_t>(split_k_));
+}
+
+const Buffer<float>& Launcher::workspace(Queue& queue, std::size_t elements) const
+{
+    const std::lock_guard lock(workspaces_mutex_);
+    Buffer<float>& held = workspaces_[queue.native()];
+    if (held.size() < elements) {
+        queue.finish(); // the queue's earlier products may still read the one it replaces
+        held = queue.device().alloc<float>(elements);
+    }
+    return held;
 }
 
 } // namespace duet::matmul

@@ -101,6 +101,9 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 #ifndef MATMUL_MIN_BLOCKS
 #define MATMUL_MIN_BLOCKS 1
 #endif
+#ifndef MATMUL_SPLIT_K
+#define MATMUL_SPLIT_K 1
+#endif
 #define MATMUL_A_PAD 4
 #define MATMUL_THREADS_X (MATMUL_BN / MATMUL_TN)
 #define MATMUL_THREADS_Y (MATMUL_BM / MATMUL_TM)
@@ -112,13 +115,13 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
 #error "matmul_blocked: TM, TN and BK are multiples of 4, and each thread loads a whole number of float4s a step"
 #endif
 
-// Four consecutive elements of a row of a `rows` × `columns` matrix from `column` on: one float4
-// where `vector` says every row starts 16-byte aligned and `columns` is a multiple of 4, else
-// one by one, zeros past the edges.
+// Four consecutive elements of a row of a matrix `stride` floats wide from `column` on, zeros from
+// row `rows` and column `columns` on: one float4 where `vector` says every row starts 16-byte
+// aligned and `columns` is a multiple of 4, else one by one.
 __device__ float4 matmul_load4(const float* __restrict__ matrix, unsigned int row, unsigned int column,
-                               unsigned int rows, unsigned int columns, bool vector)
+                               unsigned int rows, unsigned int columns, unsigned int stride, bool vector)
 {
-    const float* at = matrix + row * columns + column;
+    const float* at = matrix + row * stride + column;
     if (vector) {
         return row < rows && column < columns ? *reinterpret_cast<const float4*>(at) : make_float4(0, 0, 0, 0);
     }
@@ -143,21 +146,37 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
     const unsigned int col0 = blockIdx.x * MATMUL_BN;
     const bool vector_a = k % 4 == 0;
     const bool vector_b = n % 4 == 0;
+    // Split K: this block's slice of k, whole steps of BK (a multiple of 4, so that A's float4s stay
+    // inside it), its partial product into slice blockIdx.z of c, which is then the launcher's
+    // workspace of MATMUL_SPLIT_K products that matmul_sum_splits adds up.
+    // Without a split the kernel is compiled as before it had one: the bounds' arithmetic cost
+    // ptxas 10 registers at 128 × 128 × 8, which left room for one block an SM instead of two.
+#if MATMUL_SPLIT_K > 1
+    const unsigned int k_step = ((k + MATMUL_SPLIT_K - 1) / MATMUL_SPLIT_K + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
+    const unsigned int k_begin = min(k, blockIdx.z * k_step);
+    const unsigned int k_end = k_begin + min(k - k_begin, k_step);
+    c += static_cast<size_t>(blockIdx.z) * m * n;
+#else
+    const unsigned int k_begin = 0;
+    const unsigned int k_end = k;
+#endif
 
     float4 a_next[MATMUL_A_LOADS];
     float4 b_next[MATMUL_B_LOADS];
     // This thread's share of the step at `base`: float4s of A's rows (BK / 4 to a row) and of B's
-    // (BN / 4 to a row), consecutive threads reading consecutive float4s.
+    // (BN / 4 to a row), consecutive threads reading consecutive float4s, zeros from k_end on.
     auto load = [&](unsigned int base) {
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_A_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            a_next[l] = matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k, vector_a);
+            a_next[l] =
+                matmul_load4(a, row0 + at / (MATMUL_BK / 4), base + at % (MATMUL_BK / 4) * 4, m, k_end, k, vector_a);
         }
 #pragma unroll
         for (unsigned int l = 0; l < MATMUL_B_LOADS; ++l) {
             const unsigned int at = thread + l * MATMUL_THREADS;
-            b_next[l] = matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k, n, vector_b);
+            b_next[l] =
+                matmul_load4(b, base + at / (MATMUL_BN / 4), col0 + at % (MATMUL_BN / 4) * 4, k_end, n, n, vector_b);
         }
     };
     auto store = [&](unsigned int buffer) {
@@ -179,12 +198,12 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
     };
 
     float sum[MATMUL_TM][MATMUL_TN] = {};
-    load(0);
+    load(k_begin);
     store(0);
     __syncthreads();
     unsigned int buffer = 0;
-    for (unsigned int base = 0; base < k; base += MATMUL_BK) {
-        const bool more = base + MATMUL_BK < k;
+    for (unsigned int base = k_begin; base < k_end; base += MATMUL_BK) {
+        const bool more = base + MATMUL_BK < k_end;
         if (more) {
             load(base + MATMUL_BK); // in flight while this step multiplies
         }
@@ -247,4 +266,20 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
             }
         }
     }
+}
+
+// Split K's second step: each element of C the sum of its `splits` partial products, slice after
+// slice, so that the product's bits do not depend on the order the blocks ran in.
+extern "C" __global__ void matmul_sum_splits(const float* __restrict__ partial, float* __restrict__ c,
+                                             unsigned int count, unsigned int splits)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) {
+        return;
+    }
+    float sum = partial[i];
+    for (unsigned int s = 1; s < splits; ++s) {
+        sum += partial[static_cast<size_t>(s) * count + i];
+    }
+    c[i] = sum;
 }

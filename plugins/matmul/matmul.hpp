@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,7 +36,10 @@ class VendorBlas;
 /// (bm / tm) × (bn / tn) threads tm × tn of it. The defaults are the kernels' own. `blocks_per_sm`
 /// above 1 holds the compiler to the registers that many blocks of the tile need on an SM:
 /// `__launch_bounds__(threads, blocks)` on CUDA (MATMUL_MIN_BLOCKS), `-cl-nv-maxrregcount` on
-/// NVIDIA's OpenCL, nothing elsewhere.
+/// NVIDIA's OpenCL, nothing elsewhere. `split_k` above 1 (MATMUL_SPLIT_K) splits K among that many
+/// blocks for each tile of C, each writing its partial product to a workspace that a second kernel
+/// (matmul_sum_splits) adds up in a fixed order: a product of too few tiles for the SMs then still
+/// fills them.
 struct BlockedTiles {
     std::size_t bm = 128;
     std::size_t bn = 128;
@@ -42,9 +47,10 @@ struct BlockedTiles {
     std::size_t tm = 8;
     std::size_t tn = 8;
     std::size_t blocks_per_sm = 1;
+    std::size_t split_k = 1;
 
     std::size_t threads() const { return (bm / tm) * (bn / tn); }
-    /// "128x128x8/8x8", and "@2" after it for two blocks an SM
+    /// "128x128x8/8x8", then "@2" for two blocks an SM and "/k4" for K split in four
     std::string name() const;
     /// Why the kernel cannot be built with these sizes (a tile that does not divide, a step whose
     /// loads do not share out evenly over the threads); nullopt where it can.
@@ -56,10 +62,14 @@ struct BlockedTiles {
 /// of 256 fill an SM's register file), 4 × 4 to 8 × 8 results a thread, steps of 8 or 16; tiles of
 /// 64 × 64, 64 × 32 and 32 × 32 for products too small to give every SM a 128 × 128 tile (a
 /// 1024² C has 64 of those for an H100's 132 SMs); and the 128 × 128 tiles of 8 × 8 held to two
-/// blocks an SM, whose registers would otherwise leave room for one.
+/// blocks an SM, whose registers would otherwise leave room for one; and 128 × 128 × 8 tiles (held
+/// to two blocks an SM: the split's bounds take them from 127 registers to 137) and 64 × 64 tiles
+/// with K split in two or four, whose blocks fill the SMs where the tiles alone cannot (a GPU's
+/// search tries these for its 1024 and 2048 classes only: at 4096 the tiles make waves of their own).
 const std::vector<BlockedTiles>& blocked_candidates();
 
-/// "128x128x8/8x8" or "128x128x8/8x8@2" back into tiles; nullopt for any other text.
+/// "128x128x8/8x8", "128x128x8/8x8@2", "128x128x8/8x8/k2" or "128x128x8/8x8@2/k2" back into
+/// tiles; nullopt for any other text.
 std::optional<BlockedTiles> parse_tiles(std::string_view name);
 
 /// The square product a tuner times each candidate on for a product of `shape`, its size class:
@@ -89,14 +99,25 @@ public:
     Launcher& operator=(const Launcher&) = delete;
 
     /// Enqueues C = A × B; returns without waiting. InvalidArgument when a matrix has 2^32
-    /// elements or more (the kernels index with 32-bit integers) or a buffer is too small.
+    /// elements or more (the kernels index with 32-bit integers) or a buffer is too small. With K
+    /// split, each queue has a workspace of its own (split_k × m × n floats, made on the queue's
+    /// first product that needs more), so that several queues may run one launcher at once.
     void run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b, const Buffer<float>& c,
              const Shape& shape) const;
 
 private:
+    /// The queue's workspace of at least `elements` floats; a smaller one is replaced once the
+    /// queue has finished with it.
+    const Buffer<float>& workspace(Queue& queue, std::size_t elements) const;
+
     Kernel kernel_;
     Dim3 block_; ///< threads a block, x along the columns of C
     Dim3 tile_;  ///< the tile of C a block computes: columns, rows
+    std::size_t split_k_ = 1;
+    Kernel sum_splits_; ///< where K is split
+
+    mutable std::mutex workspaces_mutex_;
+    mutable std::map<void*, Buffer<float>> workspaces_; ///< by the queue's native handle
 
     std::unique_ptr<VendorBlas> blas_;
 };

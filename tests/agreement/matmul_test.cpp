@@ -123,6 +123,63 @@ TEST_P(MatmulBlockedTiles, EveryCandidateAgreesAndWritesNothingPastC)
     expect_product_and_nothing_past_c(device, *run, {tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3}, tiles.name());
 }
 
+// K split in more slices than it has steps: the empty slices add nothing, the product is whole.
+TEST_P(MatmulBlockedTiles, AKShorterThanItsSlicesLeavesSomeEmpty)
+{
+    const auto& [param, tiles] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    if (tiles.split_k == 1) {
+        GTEST_SKIP() << tiles.name() << " does not split K";
+    }
+    const Device& device = *param.device;
+    std::unique_ptr<matmul::Launcher> run;
+    try {
+        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
+    } catch (const Unsupported& error) {
+        GTEST_SKIP() << error.what();
+    }
+    expect_product_and_nothing_past_c(device, *run, {33, 17, 5}, tiles.name() + " with k = 5");
+}
+
+// One launcher with K split, on two queues at once: each queue's partial products have a workspace
+// of their own (the second product would fit in the first's, and overwrite its partial products).
+TEST(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
+{
+    const auto devices = all_devices();
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    const Device& device = devices.front();
+    const matmul::Launcher launcher(device, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
+    const matmul::Shape shapes[] = {{130, 150, 170}, {70, 90, 100}};
+    Queue queues[] = {device.create_queue(), device.create_queue()};
+    std::vector<std::vector<float>> a, b;
+    std::vector<Buffer<float>> c;
+    for (std::size_t q = 0; q < 2; ++q) {
+        const auto& shape = shapes[q];
+        a.push_back(random_floats(shape.m * shape.k, test_seed() + 2 * q));
+        b.push_back(random_floats(shape.k * shape.n, test_seed() + 2 * q + 1));
+        c.push_back(device.alloc<float>(shape.m * shape.n));
+    }
+    std::vector<Buffer<float>> inputs;
+    for (std::size_t q = 0; q < 2; ++q) {
+        inputs.push_back(make_buffer(device, queues[q], a[q]));
+        inputs.push_back(make_buffer(device, queues[q], b[q]));
+    }
+    for (std::size_t q = 0; q < 2; ++q) {
+        launcher.run(queues[q], inputs[2 * q], inputs[2 * q + 1], c[q], shapes[q]);
+    }
+    for (std::size_t q = 0; q < 2; ++q) {
+        const auto& shape = shapes[q];
+        const std::vector<float> got = download(queues[q], c[q]);
+        std::vector<double> want(shape.m * shape.n);
+        matmul::reference(a[q], b[q], want, shape);
+        const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+        EXPECT_LE(matmul::max_error(got, want, a[q], b[q], rows, shape), matmul::tolerance(shape))
+            << "queue " << q << ": " << matmul::tolerance_reason(false);
+    }
+}
+
 std::string tiles_case_name(const ::testing::TestParamInfo<TilesCase>& info)
 {
     const matmul::BlockedTiles& tiles = std::get<1>(info.param);
@@ -160,8 +217,12 @@ TEST(MatmulBlockedTilesRule, NamesReadBackAsTheSameTiles)
     }
     EXPECT_EQ(matmul::parse_tiles("32x64x4/2x4"), std::optional<matmul::BlockedTiles>({32, 64, 4, 2, 4}));
     EXPECT_EQ(matmul::parse_tiles("128x128x16/8x8@2"), std::optional<matmul::BlockedTiles>({128, 128, 16, 8, 8, 2}));
+    EXPECT_EQ(matmul::parse_tiles("64x64x16/8x8/k2"), std::optional<matmul::BlockedTiles>({64, 64, 16, 8, 8, 1, 2}));
+    EXPECT_EQ(matmul::parse_tiles("128x128x8/8x8@2/k4"),
+              std::optional<matmul::BlockedTiles>({128, 128, 8, 8, 8, 2, 4}));
     for (const char* text : {"", "128x128x8/8", "128x128x8/8x8x", "128x128x8x8x8", "ax128x8/8x8", "128x128x8/8x8 ",
-                             "128x128x8/8x8@", "128x128x8/8x8@1", "128x128x8/8x8@2x", "@2"}) {
+                             "128x128x8/8x8@", "128x128x8/8x8@1", "128x128x8/8x8@2x", "@2", "128x128x8/8x8/k",
+                             "128x128x8/8x8/k1", "128x128x8/8x8/k2@2", "128x128x8/8x8/k2x", "/k2"}) {
         EXPECT_FALSE(matmul::parse_tiles(text)) << "'" << text << "'";
     }
 }
@@ -173,10 +234,10 @@ TEST(MatmulBlockedTilesRule, SizesTheKernelCannotTakeAreRefusedNamingTheRule)
         GTEST_SKIP() << "no device";
     }
     // 7 does not divide 128; 128 × 8 elements of A do not share out over 48 × 16 threads; no SM
-    // is held to 5 blocks.
+    // is held to 5 blocks; K is not split in 17.
     for (const matmul::BlockedTiles& tiles :
          {matmul::BlockedTiles{128, 128, 8, 7, 8}, matmul::BlockedTiles{96, 128, 8, 2, 8},
-          matmul::BlockedTiles{128, 128, 8, 8, 8, 5}}) {
+          matmul::BlockedTiles{128, 128, 8, 8, 8, 5}, matmul::BlockedTiles{128, 128, 8, 8, 8, 1, 17}}) {
         auto error = expect_error<InvalidArgument>([&] { matmul::Launcher(devices.front(), "blocked", tiles); });
         if (error) {
             DUET_EXPECT_MENTIONS(*error, tiles.name());
