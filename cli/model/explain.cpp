@@ -182,7 +182,9 @@ namespace {
 
 /// Of the kernels of one name from different programs (a tuner builds and launches each of its
 /// candidates, then the run launches its choice), the one launched last stands for the name; the
-/// others are counted on it and dropped, so that a pair compares the builds the two runs used.
+/// others are counted on it and dropped, so that a pair compares the builds the two runs used. A
+/// program one of whose kernels is so dropped was a trial: its other kernels go too (a candidate's
+/// second kernel, matmul's sum of split products, which the run's choice may not launch).
 void keep_the_last_build_of_each_name(std::vector<ExplainedKernel>& kernels,
                                       const std::vector<std::size_t>& last_launch)
 {
@@ -192,6 +194,13 @@ void keep_the_last_build_of_each_name(std::vector<ExplainedKernel>& kernels,
             if (j != i && kernels[j].name == kernels[i].name) {
                 ++kernels[i].earlier_builds;
                 latest[i] = latest[i] && last_launch[j] < last_launch[i];
+            }
+        }
+    }
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        for (std::size_t j = 0; j < kernels.size(); ++j) {
+            if (!latest[j] && kernels[j].kernel.program().same_build(kernels[i].kernel.program())) {
+                latest[i] = false;
             }
         }
     }

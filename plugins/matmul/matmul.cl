@@ -201,7 +201,7 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     // launcher's workspace of MATMUL_SPLIT_K products that matmul_sum_splits adds up.
     // Without a split the kernel is compiled as before it had one (the CUDA kernel's registers).
 #if MATMUL_SPLIT_K > 1
-    const uint k_step = ((k + MATMUL_SPLIT_K - 1) / MATMUL_SPLIT_K + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
+    const uint k_step = (k / MATMUL_SPLIT_K + (k % MATMUL_SPLIT_K != 0) + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
     const uint k_begin = min(k, (uint)get_group_id(2) * k_step);
     const uint k_end = k_begin + min(k - k_begin, k_step);
     c += (ulong)get_group_id(2) * m * n;

@@ -1,6 +1,7 @@
 // The host side of matmul, written once against duet's API: one kernel per variant, launched on a
-// 2D grid whose x runs along the columns of C; the "blas" variant hands the product to the
-// vendor BLAS instead.
+// 2D grid whose x runs along the columns of C (the blocked kernel with K split: a 3D grid, then a
+// second kernel that adds the split products); the "blas" variant hands the product to the vendor
+// BLAS instead.
 #include "matmul.hpp"
 
 #include "vendor_blas.hpp"
@@ -131,6 +132,28 @@ std::size_t tuning_size(DeviceType type, const Shape& shape)
 
 namespace {
 
+/// Whether a search for products of `size`³ on a device of `type` tries the split candidates.
+bool splits_tried(DeviceType type, std::size_t size)
+{
+    return type == DeviceType::gpu && size <= 2048;
+}
+
+} // namespace
+
+std::uint64_t split_workspace_bytes(const Shape& shape)
+{
+    if (!splits_tried(DeviceType::gpu, tuning_size(DeviceType::gpu, shape))) {
+        return 0;
+    }
+    std::size_t most = 1;
+    for (const auto& tiles : blocked_candidates()) {
+        most = std::max(most, tiles.split_k);
+    }
+    return static_cast<std::uint64_t>(most) * shape.m * shape.n * sizeof(float);
+}
+
+namespace {
+
 /// The search tuned_tiles() describes for products of `size`³, or the choice a cache holds for
 /// this device, size and source.
 BlockedTiles search_tiles(const Device& device, std::size_t size)
@@ -151,9 +174,9 @@ BlockedTiles search_tiles(const Device& device, std::size_t size)
     queue.fill(b, 1.0f);
     std::optional<BlockedTiles> best;
     double best_ms = 0;
-    const bool splits_help = device.properties().type == DeviceType::gpu && size <= 2048;
+    const bool splits = splits_tried(device.properties().type, size);
     for (const auto& candidate : blocked_candidates()) {
-        if (candidate.split_k > 1 && !splits_help) {
+        if (candidate.split_k > 1 && !splits) {
             continue; // see blocked_candidates()
         }
         try {
@@ -276,18 +299,22 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
         queue.launch(kernel_, range, a, b, c, m32, n32, k32);
         return;
     }
-    const Buffer<float>& partial = workspace(queue, split_k_ * m * n);
+    // Held through both launches: threads that share a queue would otherwise interleave their
+    // products' two kernels on its one workspace.
+    const std::lock_guard lock(workspaces_mutex_);
+    const Buffer<float> partial = workspace(queue, split_k_ * m * n);
     queue.launch(kernel_, range, a, b, partial, m32, n32, k32);
     queue.launch(sum_splits_, Range::cover(m * n, 256), partial, c, static_cast<std::uint32_t>(m * n),
                  static_cast<std::uint32_t>(split_k_));
 }
 
-const Buffer<float>& Launcher::workspace(Queue& queue, std::size_t elements) const
+Buffer<float> Launcher::workspace(Queue& queue, std::size_t elements) const
 {
-    const std::lock_guard lock(workspaces_mutex_);
     Buffer<float>& held = workspaces_[queue.native()];
     if (held.size() < elements) {
-        queue.finish(); // the queue's earlier products may still read the one it replaces
+        if (held.size() > 0) {
+            queue.finish(); // the queue's earlier products may still read the one it replaces
+        }
         held = queue.device().alloc<float>(elements);
     }
     return held;

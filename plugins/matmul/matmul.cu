@@ -152,7 +152,8 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
     // Without a split the kernel is compiled as before it had one: the bounds' arithmetic cost
     // ptxas 10 registers at 128 × 128 × 8, which left room for one block an SM instead of two.
 #if MATMUL_SPLIT_K > 1
-    const unsigned int k_step = ((k + MATMUL_SPLIT_K - 1) / MATMUL_SPLIT_K + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
+    const unsigned int k_step =
+        (k / MATMUL_SPLIT_K + (k % MATMUL_SPLIT_K != 0) + MATMUL_BK - 1) / MATMUL_BK * MATMUL_BK;
     const unsigned int k_begin = min(k, blockIdx.z * k_step);
     const unsigned int k_end = k_begin + min(k - k_begin, k_step);
     c += static_cast<size_t>(blockIdx.z) * m * n;

@@ -79,6 +79,11 @@ std::optional<BlockedTiles> parse_tiles(std::string_view name);
 /// seconds for larger ones).
 std::size_t tuning_size(DeviceType type, const Shape& shape);
 
+/// Device memory a split-K workspace of a queue can take for products of `shape` at most: the
+/// largest split's m × n floats where a GPU's tuner may choose a split (see blocked_candidates()),
+/// else none.
+std::uint64_t split_workspace_bytes(const Shape& shape);
+
 /// The blocked kernel's tiles for products of `shape` on `device`: the tuner's choice for its size
 /// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class and
 /// matmul's kernel sources), else a search now over blocked_candidates(), each the best of three
@@ -106,9 +111,9 @@ public:
              const Shape& shape) const;
 
 private:
-    /// The queue's workspace of at least `elements` floats; a smaller one is replaced once the
-    /// queue has finished with it.
-    const Buffer<float>& workspace(Queue& queue, std::size_t elements) const;
+    /// The queue's workspace of at least `elements` floats (a handle to it); a smaller one is
+    /// replaced once the queue has finished with it. Called with workspaces_mutex_ held.
+    Buffer<float> workspace(Queue& queue, std::size_t elements) const;
 
     Kernel kernel_;
     Dim3 block_; ///< threads a block, x along the columns of C

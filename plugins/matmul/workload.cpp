@@ -141,6 +141,13 @@ Spec spec()
         const Shape shape = shape_of(settings);
         return Tolerance{tolerance(shape), tolerance_reason(rows_checked(shape, products(settings)) < shape.m)};
     };
+    // The blocked variant's split-K workspaces, one for each queue that runs products, where its
+    // tuner may choose a split. A footprint knows no variant: the others count them too.
+    spec.extra_device_bytes = [](const Settings& settings) {
+        const std::uint64_t queues = batch_schedule(settings) == BatchSchedule::sequential ? 1 : products(settings);
+        return queues * split_workspace_bytes(shape_of(settings));
+    };
+    spec.extra_largest_allocation = [](const Settings& settings) { return split_workspace_bytes(shape_of(settings)); };
     // The reference's rows, and a compared schedule's results while they are judged.
     spec.extra_host_bytes = [](const Settings& settings) {
         const Shape shape = shape_of(settings);

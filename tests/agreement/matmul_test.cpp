@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "duet_test.hpp"
@@ -139,6 +140,76 @@ TEST_P(MatmulBlockedTiles, AKShorterThanItsSlicesLeavesSomeEmpty)
         GTEST_SKIP() << error.what();
     }
     expect_product_and_nothing_past_c(device, *run, {33, 17, 5}, tiles.name() + " with k = 5");
+}
+
+// K split into slices that end on float4s (n and k multiples of 4): the float4 loads and the float4
+// stores into every slice of the workspace, and slices short, ragged and (at k4) empty.
+TEST_P(MatmulBlockedTiles, SplitProductsInFloat4sAddUpOverEverySlice)
+{
+    const auto& [param, tiles] = GetParam();
+    DUET_REQUIRE_DEVICE(param);
+    if (tiles.split_k == 1) {
+        GTEST_SKIP() << tiles.name() << " does not split K";
+    }
+    const Device& device = *param.device;
+    std::unique_ptr<matmul::Launcher> run;
+    try {
+        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
+    } catch (const Unsupported& error) {
+        GTEST_SKIP() << error.what();
+    }
+    expect_product_and_nothing_past_c(device, *run, {36, 68, 20}, tiles.name() + " with k = 20");
+    expect_product_and_nothing_past_c(device, *run, {tiles.bm + 4, 2 * tiles.bn + 8, 4 * tiles.bk * tiles.split_k + 4},
+                                      tiles.name() + " over several tiles");
+}
+
+// One launcher with K split, from two threads on one queue: each product's two kernels stay
+// together on the queue's one workspace, every product into a C of its own.
+TEST(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
+{
+    const auto devices = all_devices();
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    const Device& device = devices.front();
+    const matmul::Launcher launcher(device, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
+    const matmul::Shape shape{64, 64, 64};
+    constexpr std::size_t products = 100;
+    Queue queue = device.create_queue();
+    std::vector<float> a[2], b[2];
+    std::vector<Buffer<float>> inputs, c[2];
+    for (std::size_t t = 0; t < 2; ++t) {
+        a[t] = random_floats(shape.m * shape.k, test_seed() + 2 * t);
+        b[t] = random_floats(shape.k * shape.n, test_seed() + 2 * t + 1);
+        inputs.push_back(make_buffer(device, queue, a[t]));
+        inputs.push_back(make_buffer(device, queue, b[t]));
+        for (std::size_t p = 0; p < products; ++p) {
+            c[t].push_back(device.alloc<float>(shape.m * shape.n));
+        }
+    }
+    queue.finish();
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+            for (std::size_t p = 0; p < products; ++p) {
+                launcher.run(queue, inputs[2 * t], inputs[2 * t + 1], c[t][p], shape);
+            }
+        });
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    for (std::size_t t = 0; t < 2; ++t) {
+        std::vector<double> want(shape.m * shape.n);
+        matmul::reference(a[t], b[t], want, shape);
+        const auto rows = matmul::rows_to_check(shape, 1, test_seed());
+        std::size_t wrong = 0;
+        for (std::size_t p = 0; p < products; ++p) {
+            const std::vector<float> got = download(queue, c[t][p]);
+            wrong += matmul::max_error(got, want, a[t], b[t], rows, shape) > matmul::tolerance(shape) ? 1 : 0;
+        }
+        EXPECT_EQ(wrong, 0u) << "thread " << t << ": products past the tolerance, of " << products;
+    }
 }
 
 // One launcher with K split, on two queues at once: each queue's partial products have a workspace
