@@ -44,17 +44,23 @@ void expect_product_and_nothing_past_c(const Device& device, const matmul::Launc
         << what << " wrote past C";
 }
 
+/// The launcher, or none and `reason` set where the device cannot run it (the test then skips).
+std::unique_ptr<matmul::Launcher> launcher_or_reason(const Device& device, const std::string& variant,
+                                                     const matmul::BlockedTiles& tiles, std::string& reason)
+{
+    try {
+        return std::make_unique<matmul::Launcher>(device, variant, tiles);
+    } catch (const Unsupported& error) {
+        reason = error.what();
+        return nullptr;
+    }
+}
+
 class MatmulLauncher : public ::testing::TestWithParam<VariantCase> {
 protected:
-    // The variant's launcher, or a skip with the reason when the device cannot run it.
     std::unique_ptr<matmul::Launcher> launcher(const Device& device, const std::string& variant)
     {
-        try {
-            return std::make_unique<matmul::Launcher>(device, variant);
-        } catch (const Unsupported& error) {
-            reason_ = error.what();
-            return nullptr;
-        }
+        return launcher_or_reason(device, variant, {}, reason_);
     }
     std::string reason_;
 };
@@ -114,52 +120,34 @@ TEST_P(MatmulBlockedTiles, EveryCandidateAgreesAndWritesNothingPastC)
 {
     const auto& [param, tiles] = GetParam();
     DUET_REQUIRE_DEVICE(param);
-    const Device& device = *param.device;
-    std::unique_ptr<matmul::Launcher> run;
-    try {
-        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
-    } catch (const Unsupported& error) {
-        GTEST_SKIP() << error.what();
+    std::string reason;
+    const auto run = launcher_or_reason(*param.device, "blocked", tiles, reason);
+    if (!run) {
+        GTEST_SKIP() << reason;
     }
-    expect_product_and_nothing_past_c(device, *run, {tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3}, tiles.name());
+    expect_product_and_nothing_past_c(*param.device, *run, {tiles.bm + 37, 2 * tiles.bn + 5, 3 * tiles.bk + 3},
+                                      tiles.name());
 }
 
-// K split in more slices than it has steps: the empty slices add nothing, the product is whole.
-TEST_P(MatmulBlockedTiles, AKShorterThanItsSlicesLeavesSomeEmpty)
+// K split: slices empty (K shorter than the slices: they add nothing), short and ragged, and slices
+// that end on float4s (n and k multiples of 4: the float4 loads, and the float4 stores into every
+// slice of the workspace).
+TEST_P(MatmulBlockedTiles, SplitProductsAddUpOverEmptyRaggedAndFloat4Slices)
 {
     const auto& [param, tiles] = GetParam();
     DUET_REQUIRE_DEVICE(param);
     if (tiles.split_k == 1) {
         GTEST_SKIP() << tiles.name() << " does not split K";
     }
-    const Device& device = *param.device;
-    std::unique_ptr<matmul::Launcher> run;
-    try {
-        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
-    } catch (const Unsupported& error) {
-        GTEST_SKIP() << error.what();
+    std::string reason;
+    const auto run = launcher_or_reason(*param.device, "blocked", tiles, reason);
+    if (!run) {
+        GTEST_SKIP() << reason;
     }
-    expect_product_and_nothing_past_c(device, *run, {33, 17, 5}, tiles.name() + " with k = 5");
-}
-
-// K split into slices that end on float4s (n and k multiples of 4): the float4 loads and the float4
-// stores into every slice of the workspace, and slices short, ragged and (at k4) empty.
-TEST_P(MatmulBlockedTiles, SplitProductsInFloat4sAddUpOverEverySlice)
-{
-    const auto& [param, tiles] = GetParam();
-    DUET_REQUIRE_DEVICE(param);
-    if (tiles.split_k == 1) {
-        GTEST_SKIP() << tiles.name() << " does not split K";
-    }
-    const Device& device = *param.device;
-    std::unique_ptr<matmul::Launcher> run;
-    try {
-        run = std::make_unique<matmul::Launcher>(device, "blocked", tiles);
-    } catch (const Unsupported& error) {
-        GTEST_SKIP() << error.what();
-    }
-    expect_product_and_nothing_past_c(device, *run, {36, 68, 20}, tiles.name() + " with k = 20");
-    expect_product_and_nothing_past_c(device, *run, {tiles.bm + 4, 2 * tiles.bn + 8, 4 * tiles.bk * tiles.split_k + 4},
+    expect_product_and_nothing_past_c(*param.device, *run, {33, 17, 5}, tiles.name() + " with k = 5");
+    expect_product_and_nothing_past_c(*param.device, *run, {36, 68, 20}, tiles.name() + " with k = 20");
+    expect_product_and_nothing_past_c(*param.device, *run,
+                                      {tiles.bm + 4, 2 * tiles.bn + 8, 4 * tiles.bk * tiles.split_k + 4},
                                       tiles.name() + " over several tiles");
 }
 
