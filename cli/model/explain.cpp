@@ -180,33 +180,27 @@ void add_kernel_sass(ExplainedKernel& kernel, const ExplainedProgram& program, c
 
 namespace {
 
-/// Of the kernels of one name from different programs (a tuner builds and launches each of its
-/// candidates, then the run launches its choice), the one launched last stands for the name; the
-/// others are counted on it and dropped, so that a pair compares the builds the two runs used. A
-/// program one of whose kernels is so dropped was a trial: its other kernels go too (a candidate's
-/// second kernel, matmul's sum of split products, which the run's choice may not launch).
-void keep_the_last_build_of_each_name(std::vector<ExplainedKernel>& kernels,
-                                      const std::vector<std::size_t>& last_launch)
+/// The kernels kept_builds() keeps, each counting the other builds of its name (earlier_builds).
+void keep_the_builds_the_run_used(std::vector<ExplainedKernel>& kernels, const std::vector<std::size_t>& last_launch)
 {
-    std::vector<bool> latest(kernels.size(), true);
+    std::vector<Program> programs;
+    std::vector<LaunchedBuild> builds;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        for (std::size_t j = 0; j < kernels.size(); ++j) {
-            if (j != i && kernels[j].name == kernels[i].name) {
-                ++kernels[i].earlier_builds;
-                latest[i] = latest[i] && last_launch[j] < last_launch[i];
-            }
+        const Program program = kernels[i].kernel.program();
+        const auto index =
+            static_cast<std::size_t>(std::find_if(programs.begin(), programs.end(),
+                                                  [&](const Program& known) { return known.same_build(program); }) -
+                                     programs.begin());
+        if (index == programs.size()) {
+            programs.push_back(program);
         }
+        builds.push_back({kernels[i].name, index, last_launch[i]});
     }
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
-        for (std::size_t j = 0; j < kernels.size(); ++j) {
-            if (!latest[j] && kernels[j].kernel.program().same_build(kernels[i].kernel.program())) {
-                latest[i] = false;
-            }
-        }
-    }
+    const std::vector<BuildKept> verdicts = kept_builds(builds);
     std::vector<ExplainedKernel> kept;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        if (latest[i]) {
+        if (verdicts[i].kept) {
+            kernels[i].earlier_builds = verdicts[i].other_builds;
             kept.push_back(std::move(kernels[i]));
         }
     }
@@ -214,6 +208,28 @@ void keep_the_last_build_of_each_name(std::vector<ExplainedKernel>& kernels,
 }
 
 } // namespace
+
+std::vector<BuildKept> kept_builds(const std::vector<LaunchedBuild>& kernels)
+{
+    std::vector<BuildKept> verdicts(kernels.size());
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        for (std::size_t j = 0; j < kernels.size(); ++j) {
+            if (j != i && kernels[j].name == kernels[i].name) {
+                ++verdicts[i].other_builds;
+                verdicts[i].kept = verdicts[i].kept && kernels[j].last_launch < kernels[i].last_launch;
+            }
+        }
+    }
+    std::vector<BuildKept> first = verdicts; // a trial is known by its own kernels' verdicts alone
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        for (std::size_t j = 0; j < kernels.size(); ++j) {
+            if (!first[j].kept && kernels[j].program == kernels[i].program) {
+                verdicts[i].kept = false;
+            }
+        }
+    }
+    return verdicts;
+}
 
 ExplainedRun explain(const workload::Job& job, const SassTools& tools)
 {
@@ -256,7 +272,7 @@ ExplainedRun explain(const workload::Job& job, const SassTools& tools)
         ++group->count;
         group->recorded += launch.recorded ? 1 : 0;
     }
-    keep_the_last_build_of_each_name(explained.kernels, last_launch);
+    keep_the_builds_the_run_used(explained.kernels, last_launch);
     for (auto& kernel : explained.kernels) {
         const auto known = explained.programs.size();
         kernel.program = program_index(explained.programs, kernel.kernel.program());

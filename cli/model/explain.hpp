@@ -96,6 +96,28 @@ struct ExplainedRun {
     bool explained() const { return status == Status::ok; }
 };
 
+/// A kernel a run launched, as kept_builds() weighs it: its name, its program (equal numbers for the
+/// kernels of one build) and the index of its last launch among the run's.
+struct LaunchedBuild {
+    std::string name;
+    std::size_t program = 0;
+    std::size_t last_launch = 0;
+};
+
+/// What kept_builds() says of a kernel: whether it stands for the run, and how many other builds of
+/// its name the run launched.
+struct BuildKept {
+    bool kept = true;
+    std::size_t other_builds = 0;
+};
+
+/// Of the kernels of one name from different programs (a tuner builds and launches each of its
+/// candidates, then the run launches its choice), the one launched last stands for the name, so
+/// that a pair compares the builds the two runs used. A program one of whose kernels is not kept was
+/// a trial: none of its kernels is kept (a candidate's second kernel, such as matmul's sum of split
+/// products, which the run's choice may not launch).
+std::vector<BuildKept> kept_builds(const std::vector<LaunchedBuild>& kernels);
+
 /// Runs `job` once (its timing should be Timing::once(); nothing is verified) with a LaunchLog on
 /// its device, then explains each kernel launched, its program's PTX compiled to SASS by `tools`
 /// where they are all there. A run that throws or is unsupported comes back with that status and

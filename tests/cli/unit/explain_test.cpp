@@ -25,6 +25,38 @@ void expect_lines_within(const std::string& text, std::size_t width)
     }
 }
 
+// A tuner's trials, then the run: matmul's candidate programs 0 and 1 (1 split, with a second
+// kernel), then its choice, program 2 (no split), launched last; a reduction's program 3 beside it.
+TEST(ExplainBuilds, ATrialProgramGoesWholeAndTheLastBuildOfANameStands)
+{
+    const std::vector<LaunchedBuild> launched{{"matmul_blocked", 0, 0},
+                                              {"matmul_blocked", 1, 1},
+                                              {"matmul_sum_splits", 1, 2},
+                                              {"matmul_blocked", 2, 5},
+                                              {"reduce_tree", 3, 4}};
+    const auto kept = kept_builds(launched);
+    ASSERT_EQ(kept.size(), launched.size());
+    EXPECT_FALSE(kept[0].kept);
+    EXPECT_FALSE(kept[1].kept);
+    EXPECT_FALSE(kept[2].kept) << "the trial's second kernel goes with it, though no other build has its name";
+    EXPECT_TRUE(kept[3].kept);
+    EXPECT_EQ(kept[3].other_builds, 2u);
+    EXPECT_TRUE(kept[4].kept);
+    EXPECT_EQ(kept[4].other_builds, 0u);
+}
+
+// The run's choice splits: both its kernels stand, the trials' builds counted on them.
+TEST(ExplainBuilds, TheChosenProgramKeepsEveryKernel)
+{
+    const auto kept = kept_builds(
+        {{"matmul_blocked", 0, 0}, {"matmul_sum_splits", 0, 1}, {"matmul_blocked", 1, 2}, {"matmul_sum_splits", 1, 3}});
+    EXPECT_FALSE(kept[0].kept);
+    EXPECT_FALSE(kept[1].kept);
+    EXPECT_TRUE(kept[2].kept);
+    EXPECT_TRUE(kept[3].kept);
+    EXPECT_EQ(kept[3].other_builds, 1u);
+}
+
 TEST(ExplainOccupancy, AGpuOfAKnownCapabilityGetsTheCalculatorsFigure)
 {
     KernelProperties kernel;
