@@ -289,17 +289,18 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     }
 }
 
-// Split K's second step: each element of C the sum of its `splits` partial products, slice after
-// slice, so that the product's bits do not depend on the order the work-groups ran in.
-__kernel void matmul_sum_splits(__global const float* restrict partial, __global float* restrict c, const uint count,
-                                const uint splits)
+// Split K's second step: each of the `count` elements of C the sum of its MATMUL_SPLIT_K partial
+// products, slice after slice, so that the product's bits do not depend on the order the
+// work-groups ran in.
+__kernel void matmul_sum_splits(__global const float* restrict partial, __global float* restrict c, const uint count)
 {
     const uint i = get_global_id(0);
     if (i >= count) {
         return;
     }
     float sum = partial[i];
-    for (uint s = 1; s < splits; ++s) {
+#pragma unroll
+    for (uint s = 1; s < MATMUL_SPLIT_K; ++s) {
         sum += partial[(ulong)s * count + i];
     }
     c[i] = sum;

@@ -304,8 +304,7 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
     const std::lock_guard lock(workspaces_mutex_);
     const Buffer<float> partial = workspace(queue, split_k_ * m * n);
     queue.launch(kernel_, range, a, b, partial, m32, n32, k32);
-    queue.launch(sum_splits_, Range::cover(m * n, 256), partial, c, static_cast<std::uint32_t>(m * n),
-                 static_cast<std::uint32_t>(split_k_));
+    queue.launch(sum_splits_, Range::cover(m * n, 256), partial, c, static_cast<std::uint32_t>(m * n));
 }
 
 Buffer<float> Launcher::workspace(Queue& queue, std::size_t elements) const

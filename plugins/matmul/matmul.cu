@@ -269,17 +269,19 @@ extern "C" __global__ void __launch_bounds__(MATMUL_THREADS, MATMUL_MIN_BLOCKS)
     }
 }
 
-// Split K's second step: each element of C the sum of its `splits` partial products, slice after
-// slice, so that the product's bits do not depend on the order the blocks ran in.
+// Split K's second step: each of the `count` elements of C the sum of its MATMUL_SPLIT_K partial
+// products, slice after slice, so that the product's bits do not depend on the order the blocks
+// ran in.
 extern "C" __global__ void matmul_sum_splits(const float* __restrict__ partial, float* __restrict__ c,
-                                             unsigned int count, unsigned int splits)
+                                             unsigned int count)
 {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) {
         return;
     }
     float sum = partial[i];
-    for (unsigned int s = 1; s < splits; ++s) {
+#pragma unroll
+    for (unsigned int s = 1; s < MATMUL_SPLIT_K; ++s) {
         sum += partial[static_cast<size_t>(s) * count + i];
     }
     c[i] = sum;
