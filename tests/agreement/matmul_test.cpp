@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -20,26 +22,41 @@ namespace {
 
 using VariantCase = std::tuple<DeviceParam, std::string>;
 
+/// A product to compute: A and B drawn from `seed` and `seed` + 1, and their CPU reference, made
+/// once, against which any C is measured.
+struct Product {
+    Product(const matmul::Shape& product_shape, std::uint64_t seed)
+        : shape(product_shape), a(random_floats(shape.m * shape.k, seed)),
+          b(random_floats(shape.k * shape.n, seed + 1)), want(shape.m * shape.n),
+          rows(matmul::rows_to_check(shape, 1, test_seed()))
+    {
+        matmul::reference(a, b, want, shape);
+    }
+    /// The largest error of C's first m × n elements on the rows the check takes.
+    double error(std::span<const float> c) const
+    {
+        return matmul::max_error(c.first(shape.m * shape.n), want, a, b, rows, shape);
+    }
+
+    matmul::Shape shape;
+    std::vector<float> a, b;
+    std::vector<double> want;
+    std::vector<std::size_t> rows;
+};
+
 /// C = A × B for `shape` through `launcher`, into a C followed by poisoned elements: C within the
 /// tolerance of the reference, and every element past it untouched. `what` names the kernel.
 void expect_product_and_nothing_past_c(const Device& device, const matmul::Launcher& launcher,
                                        const matmul::Shape& shape, const std::string& what)
 {
     const std::size_t spare = 29;
-    const auto a = random_floats(shape.m * shape.k, test_seed());
-    const auto b = random_floats(shape.k * shape.n, test_seed() + 1);
+    const Product product(shape, test_seed());
     Queue queue = device.create_queue();
     Buffer<float> c = device.alloc<float>(shape.m * shape.n + spare);
     queue.fill(c, poison());
-    launcher.run(queue, make_buffer(device, queue, a), make_buffer(device, queue, b), c, shape);
+    launcher.run(queue, make_buffer(device, queue, product.a), make_buffer(device, queue, product.b), c, shape);
     const std::vector<float> got = download(queue, c);
-
-    std::vector<double> want(shape.m * shape.n);
-    matmul::reference(a, b, want, shape);
-    const auto rows = matmul::rows_to_check(shape, 1, test_seed());
-    EXPECT_LE(matmul::max_error(std::span<const float>(got).first(shape.m * shape.n), want, a, b, rows, shape),
-              matmul::tolerance(shape))
-        << what << ": " << matmul::tolerance_reason(false);
+    EXPECT_LE(product.error(got), matmul::tolerance(shape)) << what << ": " << matmul::tolerance_reason(false);
     EXPECT_TRUE(bitwise_equal(std::vector<float>(spare, poison()), std::span<const float>(got).last(spare)))
         << what << " wrote past C";
 }
@@ -151,28 +168,37 @@ TEST_P(MatmulBlockedTiles, SplitProductsAddUpOverEmptyRaggedAndFloat4Slices)
                                       tiles.name() + " over several tiles");
 }
 
-// One launcher with K split, from two threads on one queue: each product's two kernels stay
-// together on the queue's one workspace, every product into a C of its own.
-TEST(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
-{
-    const auto devices = all_devices();
-    if (devices.empty()) {
-        GTEST_SKIP() << "no device";
+/// One launcher with K split in two, on the first device, for the cases of several products at once.
+class MatmulSplitK : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        const auto devices = all_devices();
+        if (devices.empty()) {
+            GTEST_SKIP() << "no device";
+        }
+        device_ = devices.front();
+        launcher_ =
+            std::make_unique<matmul::Launcher>(*device_, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
     }
-    const Device& device = devices.front();
-    const matmul::Launcher launcher(device, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
-    const matmul::Shape shape{64, 64, 64};
+    std::optional<Device> device_;
+    std::unique_ptr<matmul::Launcher> launcher_;
+};
+
+// From two threads on one queue: each product's two kernels stay together on the queue's one
+// workspace, every product into a C of its own.
+TEST_F(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
+{
+    const Device& device = *device_;
     constexpr std::size_t products = 100;
     Queue queue = device.create_queue();
-    std::vector<float> a[2], b[2];
+    const Product product[] = {{{64, 64, 64}, test_seed()}, {{64, 64, 64}, test_seed() + 2}};
     std::vector<Buffer<float>> inputs, c[2];
     for (std::size_t t = 0; t < 2; ++t) {
-        a[t] = random_floats(shape.m * shape.k, test_seed() + 2 * t);
-        b[t] = random_floats(shape.k * shape.n, test_seed() + 2 * t + 1);
-        inputs.push_back(make_buffer(device, queue, a[t]));
-        inputs.push_back(make_buffer(device, queue, b[t]));
+        inputs.push_back(make_buffer(device, queue, product[t].a));
+        inputs.push_back(make_buffer(device, queue, product[t].b));
         for (std::size_t p = 0; p < products; ++p) {
-            c[t].push_back(device.alloc<float>(shape.m * shape.n));
+            c[t].push_back(device.alloc<float>(product[t].shape.m * product[t].shape.n));
         }
     }
     queue.finish();
@@ -180,7 +206,7 @@ TEST(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
     for (std::size_t t = 0; t < 2; ++t) {
         threads.emplace_back([&, t] {
             for (std::size_t p = 0; p < products; ++p) {
-                launcher.run(queue, inputs[2 * t], inputs[2 * t + 1], c[t][p], shape);
+                launcher_->run(queue, inputs[2 * t], inputs[2 * t + 1], c[t][p], product[t].shape);
             }
         });
     }
@@ -188,53 +214,32 @@ TEST(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
         thread.join();
     }
     for (std::size_t t = 0; t < 2; ++t) {
-        std::vector<double> want(shape.m * shape.n);
-        matmul::reference(a[t], b[t], want, shape);
-        const auto rows = matmul::rows_to_check(shape, 1, test_seed());
         std::size_t wrong = 0;
         for (std::size_t p = 0; p < products; ++p) {
-            const std::vector<float> got = download(queue, c[t][p]);
-            wrong += matmul::max_error(got, want, a[t], b[t], rows, shape) > matmul::tolerance(shape) ? 1 : 0;
+            wrong += product[t].error(download(queue, c[t][p])) > matmul::tolerance(product[t].shape) ? 1 : 0;
         }
         EXPECT_EQ(wrong, 0u) << "thread " << t << ": products past the tolerance, of " << products;
     }
 }
 
-// One launcher with K split, on two queues at once: each queue's partial products have a workspace
-// of their own (the second product would fit in the first's, and overwrite its partial products).
-TEST(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
+// On two queues at once: each queue's partial products have a workspace of their own (the second
+// product would fit in the first's, and overwrite its partial products).
+TEST_F(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
 {
-    const auto devices = all_devices();
-    if (devices.empty()) {
-        GTEST_SKIP() << "no device";
-    }
-    const Device& device = devices.front();
-    const matmul::Launcher launcher(device, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
-    const matmul::Shape shapes[] = {{130, 150, 170}, {70, 90, 100}};
+    const Device& device = *device_;
+    const Product product[] = {{{130, 150, 170}, test_seed()}, {{70, 90, 100}, test_seed() + 2}};
     Queue queues[] = {device.create_queue(), device.create_queue()};
-    std::vector<std::vector<float>> a, b;
-    std::vector<Buffer<float>> c;
+    std::vector<Buffer<float>> inputs, c;
     for (std::size_t q = 0; q < 2; ++q) {
-        const auto& shape = shapes[q];
-        a.push_back(random_floats(shape.m * shape.k, test_seed() + 2 * q));
-        b.push_back(random_floats(shape.k * shape.n, test_seed() + 2 * q + 1));
-        c.push_back(device.alloc<float>(shape.m * shape.n));
-    }
-    std::vector<Buffer<float>> inputs;
-    for (std::size_t q = 0; q < 2; ++q) {
-        inputs.push_back(make_buffer(device, queues[q], a[q]));
-        inputs.push_back(make_buffer(device, queues[q], b[q]));
+        inputs.push_back(make_buffer(device, queues[q], product[q].a));
+        inputs.push_back(make_buffer(device, queues[q], product[q].b));
+        c.push_back(device.alloc<float>(product[q].shape.m * product[q].shape.n));
     }
     for (std::size_t q = 0; q < 2; ++q) {
-        launcher.run(queues[q], inputs[2 * q], inputs[2 * q + 1], c[q], shapes[q]);
+        launcher_->run(queues[q], inputs[2 * q], inputs[2 * q + 1], c[q], product[q].shape);
     }
     for (std::size_t q = 0; q < 2; ++q) {
-        const auto& shape = shapes[q];
-        const std::vector<float> got = download(queues[q], c[q]);
-        std::vector<double> want(shape.m * shape.n);
-        matmul::reference(a[q], b[q], want, shape);
-        const auto rows = matmul::rows_to_check(shape, 1, test_seed());
-        EXPECT_LE(matmul::max_error(got, want, a[q], b[q], rows, shape), matmul::tolerance(shape))
+        EXPECT_LE(product[q].error(download(queues[q], c[q])), matmul::tolerance(product[q].shape))
             << "queue " << q << ": " << matmul::tolerance_reason(false);
     }
 }
