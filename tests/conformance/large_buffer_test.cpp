@@ -21,26 +21,24 @@ constexpr std::size_t patch_offsets[] = {
     large_bytes - patch_bytes,
 };
 
-class LargeBufferConformance : public DeviceTest {
+/// Device tests on buffers of gigabytes: a skip where the device or the host has no room for them,
+/// and a read of a window back.
+class GibibyteBuffers : public DeviceTest {
 protected:
     using Bytes = std::vector<unsigned char>;
 
-    void SetUp() override
+    /// Skips unless the device takes `count` allocations of `bytes` with 1 GiB to spare, and the
+    /// host has `host_bytes` available.
+    void require_room(std::size_t bytes, std::size_t count, std::uint64_t host_bytes)
     {
-        DeviceTest::SetUp();
-        if (IsSkipped()) {
-            return;
+        if (props().max_allocation < bytes || props().global_memory < count * bytes + (std::size_t{1} << 30)) {
+            GTEST_SKIP() << "needs " << (count == 1 ? "an allocation" : std::to_string(count) + " allocations")
+                         << " of " << bytes << " bytes; this device allows " << props().max_allocation
+                         << " bytes in one and has " << props().global_memory << " in all";
         }
-        // Two device buffers of that size, and the host's copy of one of them.
-        if (props().max_allocation < large_bytes || props().global_memory < 2 * large_bytes + (std::size_t{1} << 30)) {
-            GTEST_SKIP() << "needs two allocations of " << large_bytes << " bytes; this device allows "
-                         << props().max_allocation << " bytes in one and has " << props().global_memory << " in all";
-        }
-        // The host's copy and what is read back; a CPU device's two buffers are host memory too.
-        const std::uint64_t host_needed = (is_cpu() ? 4 : 2) * large_bytes + (std::size_t{2} << 30);
         const std::uint64_t available = available_host_memory().value_or(0);
-        if (available < host_needed) {
-            GTEST_SKIP() << "needs " << host_needed << " bytes of host memory; this machine has " << available
+        if (available < host_bytes) {
+            GTEST_SKIP() << "needs " << host_bytes << " bytes of host memory; this machine has " << available
                          << " available";
         }
     }
@@ -51,6 +49,19 @@ protected:
         queue().read_bytes(out.data(), buffer, offset, bytes);
         queue().finish();
         return out;
+    }
+};
+
+class LargeBufferConformance : public GibibyteBuffers {
+protected:
+    void SetUp() override
+    {
+        DeviceTest::SetUp();
+        if (!IsSkipped()) {
+            // Two device buffers, and on the host the copy of one and what is read back; a CPU
+            // device's two buffers are host memory too.
+            require_room(large_bytes, 2, (is_cpu() ? 4 : 2) * large_bytes + (std::size_t{2} << 30));
+        }
     }
 };
 
@@ -123,31 +134,19 @@ DUET_INSTANTIATE_FOR_EACH_DEVICE(LargeBufferConformance);
 constexpr std::size_t two_gib = std::size_t{1} << 31;
 constexpr std::size_t crossing_bytes = two_gib + (std::size_t{1} << 20);
 
-class FillPastTwoGibibytes : public DeviceTest {
+class FillPastTwoGibibytes : public GibibyteBuffers {
 protected:
     void SetUp() override
     {
         DeviceTest::SetUp();
-        if (IsSkipped()) {
-            return;
-        }
-        if (props().max_allocation < crossing_bytes ||
-            props().global_memory < crossing_bytes + (std::size_t{1} << 30)) {
-            GTEST_SKIP() << "needs an allocation of " << crossing_bytes << " bytes; this device allows "
-                         << props().max_allocation << " bytes in one and has " << props().global_memory << " in all";
-        }
-        const std::uint64_t host_needed = (is_cpu() ? crossing_bytes : 0) + (std::size_t{1} << 30);
-        const std::uint64_t available = available_host_memory().value_or(0);
-        if (available < host_needed) {
-            GTEST_SKIP() << "needs " << host_needed << " bytes of host memory; this machine has " << available
-                         << " available";
+        if (!IsSkipped()) {
+            require_room(crossing_bytes, 1, (is_cpu() ? crossing_bytes : 0) + (std::size_t{1} << 30));
         }
     }
 };
 
 TEST_P(FillPastTwoGibibytes, FillsOffAnyAlignmentReachTheirBytesAndNoOthers)
 {
-    using Bytes = std::vector<unsigned char>;
     struct Fill {
         std::size_t offset;
         std::size_t bytes;
@@ -175,9 +174,7 @@ TEST_P(FillPastTwoGibibytes, FillsOffAnyAlignmentReachTheirBytesAndNoOthers)
                 expected[at - window] = fill.pattern[(at - fill.offset) % fill.pattern.size()];
             }
         }
-        Bytes back(window_bytes);
-        queue().read_bytes(back.data(), buffer, window, window_bytes);
-        queue().finish();
+        const Bytes back = read_at(buffer, window, window_bytes);
         for (std::size_t i = 0; i < window_bytes; ++i) {
             if (back[i] != expected[i]) {
                 ADD_FAILURE() << "byte " << window + i << " holds " << int{back[i]} << ", not " << int{expected[i]};

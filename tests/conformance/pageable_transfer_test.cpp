@@ -45,19 +45,21 @@ std::string describe(const Setting& setting)
            " THREADS=" + (setting.threads ? setting.threads : "default");
 }
 
+/// A variable's value, or none (unset) for nullptr.
+std::optional<std::string> value_or_unset(const char* value)
+{
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+}
+
 class PageableTransferConformance : public DeviceTest {};
 
 TEST_P(PageableTransferConformance, WritesAndReadsOfEverySizeKeepEveryByteInOrderWithFills)
 {
     for (const Setting& setting : settings) {
         const ScopedEnv staging("DUET_OPENCL_STAGING", setting.staging);
-        const ScopedEnv chunk_bytes("DUET_OPENCL_STAGING_CHUNK_BYTES",
-                                    setting.chunk_bytes ? std::optional<std::string>(setting.chunk_bytes)
-                                                        : std::nullopt);
-        const ScopedEnv slots("DUET_OPENCL_STAGING_SLOTS",
-                              setting.slots ? std::optional<std::string>(setting.slots) : std::nullopt);
-        const ScopedEnv threads("DUET_OPENCL_STAGING_THREADS",
-                                setting.threads ? std::optional<std::string>(setting.threads) : std::nullopt);
+        const ScopedEnv chunk_bytes("DUET_OPENCL_STAGING_CHUNK_BYTES", value_or_unset(setting.chunk_bytes));
+        const ScopedEnv slots("DUET_OPENCL_STAGING_SLOTS", value_or_unset(setting.slots));
+        const ScopedEnv threads("DUET_OPENCL_STAGING_THREADS", value_or_unset(setting.threads));
         Queue queue = device().create_queue(); // its staging made under these settings
         for (const std::size_t size : sizes) {
             SCOPED_TRACE(describe(setting) + ", " + std::to_string(size) + " bytes");
