@@ -112,7 +112,7 @@ std::string said(const Ran& ran)
 
 fs::path on_path(std::string_view path, const std::string& name)
 {
-    for (const auto& directory : detail::directories_in(path)) {
+    for (const auto& directory : detail::paths_in(path)) {
         const fs::path candidate = directory / name;
         if (::access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) {
             return candidate;

@@ -9,7 +9,7 @@ namespace duet::detail {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> directories_in(std::string_view list)
+std::vector<fs::path> paths_in(std::string_view list)
 {
     std::vector<fs::path> directories;
     while (!list.empty()) {
@@ -25,7 +25,7 @@ std::vector<fs::path> directories_in(std::string_view list)
 std::vector<fs::path> directories_from(const char* variable)
 {
     const char* paths = std::getenv(variable);
-    return directories_in(paths == nullptr ? "" : paths);
+    return paths_in(paths == nullptr ? "" : paths);
 }
 
 std::vector<fs::path> search_path(const char* variable, const fs::path& library_dir, const fs::path& build_library_dir,

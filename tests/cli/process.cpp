@@ -4,6 +4,8 @@
 #include "environment.hpp"
 #include "json_reader.hpp"
 
+#include <duet/detail/plugins.hpp>
+
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -162,10 +164,10 @@ EnvChanges pocl_icd_alone()
         }
     }
     std::string pocl_files;
-    std::stringstream filenames(std::getenv("OCL_ICD_FILENAMES") == nullptr ? "" : std::getenv("OCL_ICD_FILENAMES"));
-    for (std::string file; std::getline(filenames, file, ':');) {
-        if (file.find("pocl") != std::string::npos) {
-            pocl_files += (pocl_files.empty() ? "" : ":") + file;
+    const char* filenames = std::getenv("OCL_ICD_FILENAMES");
+    for (const auto& file : detail::paths_in(filenames == nullptr ? "" : filenames)) {
+        if (file.string().find("pocl") != std::string::npos) {
+            pocl_files += (pocl_files.empty() ? "" : ":") + file.string();
         }
     }
     EnvChanges alone{{"CUDA_VISIBLE_DEVICES", ""}, {"OCL_ICD_VENDORS", folder.string()}};

@@ -39,8 +39,9 @@ template <class Function, class... Args> auto call_plugin(const std::string& wha
     }
 }
 
-/// The directories a ':'-separated list names, in order, empty items left out.
-std::vector<std::filesystem::path> directories_in(std::string_view list);
+/// The paths a ':'-separated list names (PATH's folders, OCL_ICD_FILENAMES' files), in order,
+/// empty items left out.
+std::vector<std::filesystem::path> paths_in(std::string_view list);
 /// The same for an environment variable's value.
 std::vector<std::filesystem::path> directories_from(const char* variable);
 
