@@ -244,6 +244,29 @@ TEST_F(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
     }
 }
 
+// The footprint that refuses runs counts the split-K workspaces where a GPU's tuner may split: the
+// largest split's m × n floats for each queue that runs products, none past 2048 on a side.
+TEST(MatmulSplitKFootprint, TheWorkspacesCountForEachQueueWhereAGpuMaySplitAndNowhereElse)
+{
+    EXPECT_EQ(matmul::split_workspace_bytes({1024, 1024, 64}), 4u * 1024 * 1024 * sizeof(float));
+    EXPECT_EQ(matmul::split_workspace_bytes({2048, 100, 8}), 4u * 2048 * 100 * sizeof(float));
+    EXPECT_EQ(matmul::split_workspace_bytes({2049, 100, 8}), 0u);
+    const auto devices = all_devices();
+    if (devices.empty()) {
+        GTEST_SKIP() << "no device";
+    }
+    const auto matmul_workload = WorkloadRegistry::global().find("matmul");
+    const auto footprint = [&](const std::string& schedule) {
+        const Settings settings(matmul_workload->info(),
+                                {{"m", "64"}, {"n", "48"}, {"k", "32"}, {"batch", "3"}, {"schedule", schedule}});
+        return matmul_workload->footprint(
+            {devices.front(), "tiled16", settings, true, test_seed(), workload::Timing::once()});
+    };
+    // The same arrays either way; the overlapped schedule runs its three products on three queues.
+    EXPECT_EQ(footprint("overlapped").device_bytes - footprint("sequential").device_bytes,
+              2 * matmul::split_workspace_bytes({64, 48, 32}));
+}
+
 std::string tiles_case_name(const ::testing::TestParamInfo<TilesCase>& info)
 {
     const matmul::BlockedTiles& tiles = std::get<1>(info.param);
