@@ -195,6 +195,12 @@ EnvChanges pocl_alone(EnvChanges base)
     return base;
 }
 
+EnvChanges few_pocl_workers(EnvChanges base)
+{
+    base["POCL_CPU_MAX_CU_NUM"] = "2";
+    return base;
+}
+
 std::string backends_said(const std::string& devices_json)
 {
     const auto listed = json::parse(devices_json);
