@@ -195,9 +195,9 @@ EnvChanges pocl_alone(EnvChanges base)
     return base;
 }
 
-EnvChanges few_pocl_workers(EnvChanges base)
+EnvChanges few_malloc_arenas(EnvChanges base)
 {
-    base["POCL_CPU_MAX_CU_NUM"] = "2";
+    base["MALLOC_ARENA_MAX"] = "2";
     return base;
 }
 

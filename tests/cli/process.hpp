@@ -42,11 +42,11 @@ std::string read_file(const std::string& path);
 /// (in a test under `ulimit -v`); on a machine without a GPU nothing changes.
 EnvChanges pocl_alone(EnvChanges base = {});
 
-/// `base` with PoCL's CPU devices held to two worker threads each, for a run under `ulimit -v`.
-/// PoCL starts a worker for every core, each reserving a thread stack, so on a machine of many
-/// cores its threads alone can pass the limit (PoCL then aborts: "PTHREAD ERROR in
+/// `base` for a run under `ulimit -v`: glibc's malloc held to two arenas. PoCL starts a worker
+/// thread for every core and glibc gives each thread that allocates an arena of 64 MiB of address
+/// space, so on 32 cores the arenas alone pass a 3 GB limit (PoCL then aborts: "PTHREAD ERROR in
 /// pthread_scheduler_init") before duet's own refusal, the thing under test, is reached.
-EnvChanges few_pocl_workers(EnvChanges base = {});
+EnvChanges few_malloc_arenas(EnvChanges base = {});
 
 /// What `duet devices --json` said of each backend, in a line ("cuda: 0 devices (cuInit: ...);
 /// opencl: 1 device"), for a test that found fewer devices than it needs to say why.

@@ -327,7 +327,7 @@ TEST_F(Ranks, ARankRefusedForMemoryMakesTheRunUnsupportedNamingTheRankAndItsDevi
     command.insert(command.end(), args.begin(), args.end());
     command.insert(command.end(), {":", "-n", "1", "/bin/sh", "-c", limited});
     // PoCL alone: NVIDIA's drivers would take more address space than rank 1's limit on loading.
-    const auto run = run_program(command, few_pocl_workers(two_pocl_devices()), {.timeout_seconds = 120});
+    const auto run = run_program(command, few_malloc_arenas(two_pocl_devices()), {.timeout_seconds = 120});
     EXPECT_FALSE(run.timed_out) << "the job hung";
     EXPECT_EQ(run.exit_code, 1) << "nothing checked: " << run.out << run.err;
     const auto runs = json::parse(read_file(json_path))["runs"].array();

@@ -149,7 +149,7 @@ TEST(CliRobustness, ARunAboveTheAddressSpaceLimitIsRefusedBeforeItStarts)
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: nothing runs under a limit";
 #endif
     // PoCL alone: NVIDIA's drivers would take more address space than the limit leaves on loading.
-    const EnvChanges env = few_pocl_workers(pocl_alone());
+    const EnvChanges env = few_malloc_arenas(pocl_alone());
     const std::string cpu = pocl_device(env);
     if (cpu.empty()) {
         GTEST_SKIP() << "no PoCL device, whose buffers are host memory ("
