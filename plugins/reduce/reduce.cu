@@ -20,7 +20,12 @@ struct Sum {
 };
 
 struct Max {
-    template <class T> static __device__ __forceinline__ T identity() { return -static_cast<T>(INFINITY); }
+    // -inf from its bits: NVRTC has no <math.h>, and so no INFINITY (nvcc's headers give one), and
+    // a float's infinity converts to a double's.
+    template <class T> static __device__ __forceinline__ T identity()
+    {
+        return -static_cast<T>(__int_as_float(0x7f800000));
+    }
     template <class T> static __device__ __forceinline__ T apply(T a, T b) { return fmax(a, b); }
     // Native integer atomics order floats: non-negative ones as signed integers (the larger the
     // float, the larger its bits), negative ones in reverse as unsigned, and every non-negative
