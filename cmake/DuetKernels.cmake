@@ -95,6 +95,8 @@ function(duet_embed_kernels target)
   if(ARG_CUDA)
     # The source too, for NVRTC: builds with -D defines, and GPUs when no nvcc was at hand.
     list(APPEND images "cuda_c=${CUDA_file}")
+    # Listed for the test that compiles every embedded CUDA source through NVRTC.
+    set_property(GLOBAL APPEND PROPERTY DUET_EMBEDDED_CUDA_SOURCES ${CUDA_file})
   endif()
   if(ARG_CUDA AND DUET_NVCC)
     set(fatbin ${out_dir}/${ARG_NAME}.fatbin)
