@@ -8,6 +8,7 @@
 #include <duet/workload/kit.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 namespace duet::cli {
 
@@ -374,6 +375,59 @@ std::vector<ProgramTwin> pair_programs(const std::vector<ExplainedKernel>& cuda,
     return programs;
 }
 
+std::optional<MixDifference> definitions_difference(const std::optional<std::string>& cuda_options,
+                                                    const std::optional<std::string>& opencl_options)
+{
+    if (!cuda_options || !opencl_options) {
+        return std::nullopt;
+    }
+    // "-DNAME=VALUE" and "-D NAME=VALUE" alike, in the order given.
+    const auto definitions = [](const std::string& options) {
+        std::vector<std::string> found;
+        std::istringstream words(options);
+        for (std::string word; words >> word;) {
+            if (word == "-D" && words >> word) {
+                found.push_back(word);
+            } else if (word.starts_with("-D") && word.size() > 2) {
+                found.push_back(word.substr(2));
+            }
+        }
+        return found;
+    };
+    const auto cuda = definitions(*cuda_options);
+    const auto opencl = definitions(*opencl_options);
+    const auto lacking = [](const std::vector<std::string>& from, const std::vector<std::string>& other) {
+        std::string listed;
+        std::uint64_t count = 0;
+        for (const auto& definition : from) {
+            if (std::find(other.begin(), other.end(), definition) == other.end()) {
+                listed += (listed.empty() ? "-D" : " -D") + definition;
+                ++count;
+            }
+        }
+        return std::pair{count, listed};
+    };
+    const auto [cuda_count, cuda_only] = lacking(cuda, opencl);
+    const auto [opencl_count, opencl_only] = lacking(opencl, cuda);
+    if (cuda_count == 0 && opencl_count == 0) {
+        return std::nullopt;
+    }
+    const auto side = [](const std::string& api, const std::string& only) {
+        return api + " " + (only.empty() ? "none of its own" : only);
+    };
+    return MixDifference{
+        "build definitions",
+        cuda_count,
+        opencl_count,
+        "-D definitions the other build lacks",
+        "the two programs were built with different definitions (" + side("CUDA", cuda_only) + "; " +
+            side("OpenCL", opencl_only) +
+            "): these are two versions of the kernel, so the instruction counts and the time ratio compare the "
+            "versions as much as the compilers",
+        "build both with the same definitions and compare again: pass them through --options cuda=...,opencl=... "
+        "where the workload takes them from its options, or fix the choice where a tuner made it per device"};
+}
+
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
 {
     std::vector<ExplainedPair> pairs;
@@ -387,6 +441,18 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
             if (opencl.explained() && api_twins(cuda.job, opencl.job)) {
                 auto twins = pair_kernels(cuda.kernels, opencl.kernels);
                 auto programs = pair_programs(cuda.kernels, opencl.kernels, twins);
+                // Builds with other definitions: said first, for each twin kernel of the two programs.
+                for (const auto& program : programs) {
+                    const auto difference = definitions_difference(cuda.programs[program.cuda].build_options,
+                                                                   opencl.programs[program.opencl].build_options);
+                    for (auto& twin : twins) {
+                        const bool of_these = std::find(program.kernels.begin(), program.kernels.end(),
+                                                        twin.cuda_kernel) != program.kernels.end();
+                        if (difference && of_these && twin.absent.empty()) {
+                            twin.differences.insert(twin.differences.begin(), *difference);
+                        }
+                    }
+                }
                 pairs.push_back({c, o, std::move(twins), std::move(programs)});
             }
         }

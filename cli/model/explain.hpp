@@ -168,6 +168,13 @@ struct ExplainedPair {
     std::vector<ProgramTwin> programs; ///< in the order their first twin kernels come
 };
 
+/// Where two builds of one program were given different `-D` definitions (a tuner's or a
+/// launcher's choice per device: matmul's tiles), a difference saying so: the mixes and the time
+/// ratio then compare two versions of the kernel, not only two compilers. Counts: each side's
+/// definitions that the other lacks. None where either build's options are unknown.
+std::optional<MixDifference> definitions_difference(const std::optional<std::string>& cuda_options,
+                                                    const std::optional<std::string>& opencl_options);
+
 /// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
 /// are named alike in both languages), or where names differ (a manifest's entries) by the order
 /// first launched when both launched as many kernels; a kernel with no twin is listed with why.

@@ -141,6 +141,35 @@ TEST(ExplainPairs, NamesThatDifferPairInLaunchOrderAndAKernelWithoutATwinSaysSo)
     EXPECT_EQ(unmatched[1].absent, "CUDA launched quotient, OpenCL no kernel of that name");
 }
 
+// matmul's tuner picks tiles per device: the builds the H100 gave at 1024³ (NVRTC's, NVIDIA OpenCL's).
+TEST(ExplainPairs, BuildsWithOtherDefinitionsAreSaidToBeTwoVersionsOfTheKernel)
+{
+    const std::string cuda = "--gpu-architecture=sm_90 --std=c++17 -DMATMUL_BM=64 -DMATMUL_BK=16 -DMATMUL_TM=8 "
+                             "-DMATMUL_SPLIT_K=2";
+    const std::string opencl = "-cl-nv-maxrregcount=128 -DMATMUL_BM=128 -D MATMUL_BK=8 -DMATMUL_TM=8 "
+                               "-DMATMUL_SPLIT_K=2 -cl-nv-verbose -cl-kernel-arg-info";
+    const auto difference = definitions_difference(cuda, opencl);
+    ASSERT_TRUE(difference.has_value());
+    EXPECT_EQ(difference->aspect, "build definitions");
+    EXPECT_EQ(difference->cuda, 2u);
+    EXPECT_EQ(difference->opencl, 2u);
+    EXPECT_THAT(difference->hypothesis, HasSubstr("CUDA -DMATMUL_BM=64 -DMATMUL_BK=16; OpenCL -DMATMUL_BM=128 "
+                                                  "-DMATMUL_BK=8"));
+    EXPECT_THAT(difference->hypothesis, HasSubstr("two versions of the kernel"));
+    EXPECT_THAT(difference->test, HasSubstr("--options"));
+
+    // One side's extra definition alone is a difference; the same definitions in another order, other
+    // options (an architecture, -cl-nv-verbose) or an unknown side are none.
+    const auto extra = definitions_difference("-DA=1", "-DA=1 -DB=2");
+    ASSERT_TRUE(extra.has_value());
+    EXPECT_EQ(extra->cuda, 0u);
+    EXPECT_EQ(extra->opencl, 1u);
+    EXPECT_THAT(extra->hypothesis, HasSubstr("CUDA none of its own; OpenCL -DB=2"));
+    EXPECT_FALSE(definitions_difference("--gpu-architecture=sm_90 -DA=1 -DB=2", "-DB=2 -cl-nv-verbose -D A=1"));
+    EXPECT_FALSE(definitions_difference("nvcc -fatbin -O3", "-cl-kernel-arg-info"));
+    EXPECT_FALSE(definitions_difference(std::nullopt, "-DA=1"));
+}
+
 TEST(ExplainRender, TwinsSideBySideMarkTheGroupsThatDifferAndSayWhy)
 {
     const auto twins = pair_kernels({kernel_named("axpb", mix_in("mix.ptx", "axpb"))},
