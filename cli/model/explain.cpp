@@ -381,27 +381,50 @@ std::optional<MixDifference> definitions_difference(const std::optional<std::str
     if (!cuda_options || !opencl_options) {
         return std::nullopt;
     }
-    // "-DNAME=VALUE" and "-D NAME=VALUE" alike, in the order given.
+    // "-DNAME=VALUE" and "-D NAME=VALUE" alike, as the preprocessor reads them: -DNAME is NAME=1,
+    // and a name defined again takes its last value. Kept in the order first given.
+    struct Definition {
+        std::string name;
+        std::string value;
+        std::string spelled; ///< as given, the last time
+    };
     const auto definitions = [](const std::string& options) {
-        std::vector<std::string> found;
+        std::vector<Definition> found;
         std::istringstream words(options);
         for (std::string word; words >> word;) {
+            std::string definition;
             if (word == "-D" && words >> word) {
-                found.push_back(word);
+                definition = word;
             } else if (word.starts_with("-D") && word.size() > 2) {
-                found.push_back(word.substr(2));
+                definition = word.substr(2);
+            } else {
+                continue;
+            }
+            const auto equals = definition.find('=');
+            Definition parsed{definition.substr(0, equals),
+                              equals == std::string::npos ? "1" : definition.substr(equals + 1), definition};
+            const auto known = std::find_if(found.begin(), found.end(),
+                                            [&](const Definition& given) { return given.name == parsed.name; });
+            if (known == found.end()) {
+                found.push_back(std::move(parsed));
+            } else {
+                *known = std::move(parsed);
             }
         }
         return found;
     };
     const auto cuda = definitions(*cuda_options);
     const auto opencl = definitions(*opencl_options);
-    const auto lacking = [](const std::vector<std::string>& from, const std::vector<std::string>& other) {
+    // The definitions of `from` that `other` lacks or gives another value.
+    const auto lacking = [](const std::vector<Definition>& from, const std::vector<Definition>& other) {
         std::string listed;
         std::uint64_t count = 0;
         for (const auto& definition : from) {
-            if (std::find(other.begin(), other.end(), definition) == other.end()) {
-                listed += (listed.empty() ? "-D" : " -D") + definition;
+            const bool same = std::any_of(other.begin(), other.end(), [&](const Definition& given) {
+                return given.name == definition.name && given.value == definition.value;
+            });
+            if (!same) {
+                listed += (listed.empty() ? "-D" : " -D") + definition.spelled;
                 ++count;
             }
         }

@@ -42,6 +42,7 @@ int main(int argc, char** argv)
             nvrtcGetProgramLogSize(program, &size);
             std::string log(size, '\0');
             nvrtcGetProgramLog(program, log.data());
+            log.resize(size > 0 ? size - 1 : 0); // the size counts the terminating null
             std::cerr << argv[i] << ": " << nvrtcGetErrorString(compiled) << "\n" << log << "\n";
             ++failed;
         } else {

@@ -166,6 +166,11 @@ TEST(ExplainPairs, BuildsWithOtherDefinitionsAreSaidToBeTwoVersionsOfTheKernel)
     EXPECT_EQ(extra->opencl, 1u);
     EXPECT_THAT(extra->hypothesis, HasSubstr("CUDA none of its own; OpenCL -DB=2"));
     EXPECT_FALSE(definitions_difference("--gpu-architecture=sm_90 -DA=1 -DB=2", "-DB=2 -cl-nv-verbose -D A=1"));
+    // As the preprocessor reads them: -DA is A=1, and the last of two values stands.
+    EXPECT_FALSE(definitions_difference("-DA -DB=1 -DB=2", "-DA=1 -DB=2"));
+    const auto redefined = definitions_difference("-DB=2 -DB=3", "-DB=2");
+    ASSERT_TRUE(redefined.has_value());
+    EXPECT_THAT(redefined->hypothesis, HasSubstr("CUDA -DB=3; OpenCL -DB=2"));
     EXPECT_FALSE(definitions_difference("nvcc -fatbin -O3", "-cl-kernel-arg-info"));
     EXPECT_FALSE(definitions_difference(std::nullopt, "-DA=1"));
 }
