@@ -451,6 +451,28 @@ std::optional<MixDifference> definitions_difference(const std::optional<std::str
         "where the workload takes them from its options, or fix the choice where a tuner made it per device"};
 }
 
+void put_definitions_first(std::vector<KernelTwin>& twins, const std::vector<ProgramTwin>& programs,
+                           const std::vector<std::optional<std::string>>& cuda_options,
+                           const std::vector<std::optional<std::string>>& opencl_options)
+{
+    for (const auto& program : programs) {
+        if (program.cuda >= cuda_options.size() || program.opencl >= opencl_options.size()) {
+            continue;
+        }
+        const auto difference = definitions_difference(cuda_options[program.cuda], opencl_options[program.opencl]);
+        if (!difference) {
+            continue;
+        }
+        for (auto& twin : twins) {
+            const bool built_here =
+                std::find(program.kernels.begin(), program.kernels.end(), twin.cuda_kernel) != program.kernels.end();
+            if (built_here && twin.absent.empty()) {
+                twin.differences.insert(twin.differences.begin(), *difference);
+            }
+        }
+    }
+}
+
 std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs)
 {
     std::vector<ExplainedPair> pairs;
@@ -464,18 +486,14 @@ std::vector<ExplainedPair> explained_pairs(const std::vector<ExplainedRun>& runs
             if (opencl.explained() && api_twins(cuda.job, opencl.job)) {
                 auto twins = pair_kernels(cuda.kernels, opencl.kernels);
                 auto programs = pair_programs(cuda.kernels, opencl.kernels, twins);
-                // Builds with other definitions: said first, for each twin kernel of the two programs.
-                for (const auto& program : programs) {
-                    const auto difference = definitions_difference(cuda.programs[program.cuda].build_options,
-                                                                   opencl.programs[program.opencl].build_options);
-                    for (auto& twin : twins) {
-                        const bool of_these = std::find(program.kernels.begin(), program.kernels.end(),
-                                                        twin.cuda_kernel) != program.kernels.end();
-                        if (difference && of_these && twin.absent.empty()) {
-                            twin.differences.insert(twin.differences.begin(), *difference);
-                        }
+                const auto options_of = [](const ExplainedRun& run) {
+                    std::vector<std::optional<std::string>> options;
+                    for (const auto& program : run.programs) {
+                        options.push_back(program.build_options);
                     }
-                }
+                    return options;
+                };
+                put_definitions_first(twins, programs, options_of(cuda), options_of(opencl));
                 pairs.push_back({c, o, std::move(twins), std::move(programs)});
             }
         }

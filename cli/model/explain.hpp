@@ -175,6 +175,13 @@ struct ExplainedPair {
 std::optional<MixDifference> definitions_difference(const std::optional<std::string>& cuda_options,
                                                     const std::optional<std::string>& opencl_options);
 
+/// definitions_difference() of each pair of programs, put first among the differences of each twin
+/// kernel they built that has both mixes. `cuda_options` and `opencl_options`: each run's programs'
+/// build options, by program index (ProgramTwin's).
+void put_definitions_first(std::vector<KernelTwin>& twins, const std::vector<ProgramTwin>& programs,
+                           const std::vector<std::optional<std::string>>& cuda_options,
+                           const std::vector<std::optional<std::string>>& opencl_options);
+
 /// The kernels of a CUDA run and an OpenCL run of one variant, paired: by name (duet's entry points
 /// are named alike in both languages), or where names differ (a manifest's entries) by the order
 /// first launched when both launched as many kernels; a kernel with no twin is listed with why.

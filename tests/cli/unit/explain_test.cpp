@@ -175,6 +175,32 @@ TEST(ExplainPairs, BuildsWithOtherDefinitionsAreSaidToBeTwoVersionsOfTheKernel)
     EXPECT_FALSE(definitions_difference(std::nullopt, "-DA=1"));
 }
 
+// Two programs a run: matmul's product (tiles chosen per device) and a reduction built alike.
+TEST(ExplainPairs, TheDefinitionsDifferenceLeadsOnlyTheKernelsOfTheProgramsThatHadIt)
+{
+    auto kernel_of = [](const std::string& name, std::size_t program) {
+        auto kernel = kernel_named(name, mix_in("mix.ptx", "axpb"));
+        kernel.program = program;
+        return kernel;
+    };
+    const std::vector<ExplainedKernel> cuda{kernel_of("product", 0), kernel_of("sum_splits", 0), kernel_of("fold", 1)};
+    const std::vector<ExplainedKernel> opencl{kernel_of("fold", 0), kernel_of("product", 1),
+                                              kernel_of("sum_splits", 1)};
+    auto twins = pair_kernels(cuda, opencl);
+    const auto programs = pair_programs(cuda, opencl, twins);
+    ASSERT_EQ(programs.size(), 2u);
+    put_definitions_first(twins, programs, {"-DBM=64 -DSPLIT=2", "-DITEMS=16"},
+                          {"-DITEMS=16", "-DBM=128 -DSPLIT=2 -cl-nv-verbose"});
+    ASSERT_EQ(twins.size(), 3u);
+    for (const std::size_t split : {0u, 1u}) { // product, sum_splits: the same mix, so that alone
+        ASSERT_EQ(twins[split].differences.size(), 1u) << twins[split].cuda_kernel;
+        EXPECT_EQ(twins[split].differences[0].aspect, "build definitions");
+        EXPECT_THAT(twins[split].differences[0].hypothesis, HasSubstr("CUDA -DBM=64; OpenCL -DBM=128"));
+    }
+    EXPECT_EQ(twins[2].cuda_kernel, "fold");
+    EXPECT_TRUE(twins[2].differences.empty()) << "fold's two builds had the same definitions";
+}
+
 TEST(ExplainRender, TwinsSideBySideMarkTheGroupsThatDifferAndSayWhy)
 {
     const auto twins = pair_kernels({kernel_named("axpb", mix_in("mix.ptx", "axpb"))},
