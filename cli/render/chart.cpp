@@ -375,13 +375,51 @@ std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_sc
                       "text-anchor=\"end\" class=\"legend\"");
 }
 
-/// A series: its points joined, each a circle with its label beside it, and its legend entry.
-std::string roofline_series_marks(const RooflineSeries& series, const Scale& x_scale, const Scale& y_scale,
-                                  double legend_y)
+/// Where each point's label goes (its baseline), series by series: beside the point, above and
+/// below it in turn (a pair's points often lie close), or where that would overprint a label placed
+/// before it (another variant's point at the same intensity and rate), the nearest free line.
+std::vector<std::vector<double>> label_baselines(const std::vector<RooflineSeries>& series, const Scale& x_scale,
+                                                 const Scale& y_scale)
+{
+    constexpr double line_height = 12, character_width = 6.5; // the label class's 11px font
+    struct Placed {
+        double left, right, baseline;
+    };
+    std::vector<Placed> placed;
+    std::vector<std::vector<double>> baselines;
+    for (const auto& one : series) {
+        auto& ys = baselines.emplace_back();
+        bool below = false;
+        for (const auto& point : one.points) {
+            const double left = x_scale(point.intensity) + 6;
+            const double right = left + character_width * static_cast<double>(point.label.size());
+            const double wanted = y_scale(point.gflops) + (below ? 14 : -6);
+            const auto overprints = [&](double baseline) {
+                return std::any_of(placed.begin(), placed.end(), [&](const Placed& other) {
+                    return left < other.right && other.left < right &&
+                           std::abs(baseline - other.baseline) < line_height;
+                });
+            };
+            // The nearest free line to the wanted one: a line up, a line down, two up, ...
+            double baseline = wanted;
+            for (int step = 1; overprints(baseline) && step <= 64; ++step) {
+                baseline = wanted + line_height * ((step + 1) / 2) * (step % 2 == 1 ? -1 : 1);
+            }
+            placed.push_back({left, right, baseline});
+            ys.push_back(baseline);
+            below = !below;
+        }
+    }
+    return baselines;
+}
+
+/// A series: its points joined, each a circle with its label at `label_ys`, and its legend entry.
+std::string roofline_series_marks(const RooflineSeries& series, const std::vector<double>& label_ys,
+                                  const Scale& x_scale, const Scale& y_scale, double legend_y)
 {
     std::string path, svg;
-    bool below = false; // labels alternate above and below their points: a pair's often lie close
-    for (const auto& point : series.points) {
+    for (std::size_t index = 0; index < series.points.size(); ++index) {
+        const auto& point = series.points[index];
         const double x = x_scale(point.intensity), y = y_scale(point.gflops);
         path += (path.empty() ? "" : " ") + number(x) + "," + number(y);
         svg += "<circle cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"4\" fill=\"" + series.color +
@@ -390,8 +428,7 @@ std::string roofline_series_marks(const RooflineSeries& series, const Scale& x_s
                format::exact(point.gflops) + "\"><title>" + escape(point.label) + " (" + escape(series.label) +
                "): " + escape(format::figure(point.intensity)) + " flop/B, " + escape(format::rate(point.gflops)) +
                " GFLOP/s</title></circle>\n";
-        svg += text(x + 6, below ? y + 14 : y - 6, point.label, "class=\"label\"");
-        below = !below;
+        svg += text(x + 6, label_ys[index], point.label, "class=\"label\"");
     }
     svg = "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\" class=\"joined\" points=\"" +
           path + "\"/>\n" + svg;
@@ -454,9 +491,10 @@ std::string roofline(const RooflineChart& chart)
         for (const auto& roof : roofs) {
             svg += roof_marks(roof, x_scale, y_scale);
         }
+        const auto baselines = label_baselines(drawn, x_scale, y_scale);
         double legend_y = line_top;
-        for (const auto& series : drawn) {
-            svg += roofline_series_marks(series, x_scale, y_scale, legend_y);
+        for (std::size_t index = 0; index < drawn.size(); ++index) {
+            svg += roofline_series_marks(drawn[index], baselines[index], x_scale, y_scale, legend_y);
             legend_y += 18;
         }
     }

@@ -183,6 +183,35 @@ TEST(RooflineChart, DrawsTheRoofTheRidgeAndTheJoinedPoints)
     EXPECT_EQ(std::count(points.begin(), points.end(), ','), 2) << points;
 }
 
+// The baseline of the label `label` in `svg`.
+double label_baseline(const std::string& svg, const std::string& label)
+{
+    const auto end = svg.find("class=\"label\">" + label + "<");
+    EXPECT_NE(end, std::string::npos) << label;
+    const auto y = svg.rfind(" y=\"", end);
+    return std::stod(svg.substr(y + 4));
+}
+
+// Two variants' kernels ran at the same intensity and rate (PoCL's tiled16 and tiled32 did): their
+// labels go a line apart, not over each other; a point alone keeps its place above its circle.
+TEST(RooflineChart, LabelsOfPointsAtOnePlaceDoNotOverprint)
+{
+    chart::RooflineChart chart{"matmul: roofline",
+                               {},
+                               {{"tiled16 on cpu", "#1b9e77", {{"tiled16 OpenCL (PoCL)", 170, 5.2}}},
+                                {"tiled32 on cpu", "#d95f02", {{"tiled32 OpenCL (PoCL)", 170, 5.2}}},
+                                {"blocked on cpu", "#7570b3", {{"blocked OpenCL (PoCL)", 170, 60}}}},
+                               {}};
+    const std::string svg = chart::roofline(chart);
+    const double first = label_baseline(svg, "tiled16 OpenCL (PoCL)");
+    const double second = label_baseline(svg, "tiled32 OpenCL (PoCL)");
+    EXPECT_GE(std::abs(second - first), 11.99) << "a line (12 px) apart: tiled16 at " << first << ", tiled32 at " << second;
+    const auto circle = svg.find("data-label=\"blocked OpenCL (PoCL)\"");
+    ASSERT_NE(circle, std::string::npos);
+    const auto cy = svg.rfind("cy=\"", circle);
+    EXPECT_DOUBLE_EQ(label_baseline(svg, "blocked OpenCL (PoCL)"), std::stod(svg.substr(cy + 4)) - 6);
+}
+
 TEST(RooflineChart, SaysWhyThereIsNoRoofAndWhatIsNotDrawn)
 {
     chart::RooflineChart no_roof{"access: roofline",
