@@ -65,6 +65,7 @@ struct Instruction {
     std::string_view opcode;
     bool guarded = false;    // under a predicate: "@%p1 bra"
     std::string_view callee; // of a call: a function's name, or the register of a call through a pointer
+    bool table_load = false; // a global load from one of the module's own .global arrays
 };
 
 struct Function {
@@ -111,6 +112,9 @@ public:
                 }
                 skip_bracket();
             } else if (word.starts_with('.')) { // .global, .const, .shared, .pragma: variables and hints
+                if (word == ".global") {
+                    note_table();
+                }
                 skip_statement();
             } else {
                 not_ptx(words_[i_].line,
@@ -149,6 +153,20 @@ private:
             not_ptx(start.line, quoted(start.text) + " has no closing ';'");
         }
         ++i_;
+    }
+
+    // A module's .global variable ("__cudart_sin_cos_coeffs[128] = {...}": the tables CUDA's math
+    // library compiles into a kernel that calls sin or cos): its name, the first word of the
+    // statement that is neither a directive, a number nor punctuation.
+    void note_table()
+    {
+        for (std::size_t j = i_ + 1; j < words_.size() && words_[j].text != ";" && words_[j].text != "="; ++j) {
+            const char first = words_[j].text.front();
+            if (std::isalpha(static_cast<unsigned char>(first)) != 0 || first == '_' || first == '$') {
+                tables_.insert(words_[j].text);
+                return;
+            }
+        }
     }
 
     void skip_bracket()
@@ -212,6 +230,7 @@ private:
     {
         const std::size_t open_line = words_[i_++].line;
         std::vector<Instruction> instructions;
+        addresses_.clear(); // registers are the function's own
         for (int depth = 1; depth > 0;) {
             if (i_ == words_.size()) {
                 not_ptx(open_line, "the body of " + std::string(name) + " opened here never closes");
@@ -265,8 +284,40 @@ private:
         if (opcode.text == "call" || opcode.text.starts_with("call.")) {
             instruction.callee = callee(operands, i_);
         }
+        follow_tables(instruction, operands, i_);
         ++i_;
         return instruction;
+    }
+
+    // A register that holds an address into one of the module's tables: set from the table's name
+    // (mov, cvta) or computed from such a register (add, mad, ...). A global load through one (or
+    // from the name itself) is the table's, not one of the kernel's inputs.
+    void follow_tables(Instruction& instruction, std::size_t first, std::size_t end)
+    {
+        const auto of_table = [&](std::string_view word) {
+            word = word.substr(0, word.find('+'));
+            return tables_.contains(word) || addresses_.contains(word);
+        };
+        const std::string_view opcode = instruction.opcode;
+        if (opcode.starts_with("ld.") || opcode.starts_with("ldu.")) {
+            for (std::size_t j = first; j + 1 < end; ++j) {
+                if (words_[j].text == "[") {
+                    instruction.table_load =
+                        opcode.find(".global") != std::string_view::npos && of_table(words_[j + 1].text);
+                    return;
+                }
+            }
+            return;
+        }
+        if (opcode.starts_with("st.") || opcode.starts_with("call") || first >= end) {
+            return;
+        }
+        for (std::size_t j = first + 1; j < end; ++j) {
+            if (of_table(words_[j].text)) {
+                addresses_.insert(words_[first].text);
+                return;
+            }
+        }
     }
 
     // call [(returns),] target, [(arguments)][, prototype];
@@ -285,6 +336,8 @@ private:
     std::vector<Word> words_;
     std::size_t i_ = 0;
     std::vector<Function> functions_;
+    std::set<std::string_view> tables_;    ///< the module's .global variables
+    std::set<std::string_view> addresses_; ///< the current body's registers that point into them
 };
 
 // ---- Classification ------------------------------------------------------------------------------
@@ -501,6 +554,9 @@ Group classify(const Instruction& instruction)
     const auto types = types_of(op);
     const std::string_view type = types.empty() ? std::string_view() : types.back();
 
+    if (instruction.table_load) {
+        return {rank_memory + 48, "table load (a .global array of the program, such as a math library's constants)"};
+    }
     if (base == "ld" || base == "ldu" || base == "st") {
         return memory_group(op);
     }
@@ -763,6 +819,19 @@ std::vector<MixDifference> compare_mixes(const InstructionMix& cuda, const Instr
                     },
                     "CUDA: declare the inputs const __restrict__ (or read them with __ldg()); OpenCL: declare them "
                     "const restrict, or __constant where they are small");
+
+    differ_in_count([](std::string_view name) { return name.starts_with("table load "); }, "library tables",
+                    "loads from the program's own .global arrays",
+                    [&](const Sides& s) {
+                        return s.more + " reads " + n(s.more_count) + " times from tables compiled into its " +
+                               "program (a math library's constants, or the kernel's own __device__ arrays), " +
+                               s.fewer + " " + n(s.fewer_count) +
+                               ": the two APIs' math libraries implement functions such as sin and cos differently, "
+                               "or the tables live in other memory (__constant)";
+                    },
+                    "time the function alone through both APIs (a kernel of sin or cos over the same inputs); "
+                    "the fast forms (CUDA: -use_fast_math, __sinf; OpenCL: -cl-fast-relaxed-math, native_sin) "
+                    "trade accuracy for speed on both sides");
 
     for (const std::string what : {"load", "store"}) {
         const std::uint64_t bits_c = widest(cuda, "global " + what + " ");

@@ -205,7 +205,8 @@ TEST(RooflineChart, LabelsOfPointsAtOnePlaceDoNotOverprint)
     const std::string svg = chart::roofline(chart);
     const double first = label_baseline(svg, "tiled16 OpenCL (PoCL)");
     const double second = label_baseline(svg, "tiled32 OpenCL (PoCL)");
-    EXPECT_GE(std::abs(second - first), 11.99) << "a line (12 px) apart: tiled16 at " << first << ", tiled32 at " << second;
+    EXPECT_GE(std::abs(second - first), 11.99)
+        << "a line (12 px) apart: tiled16 at " << first << ", tiled32 at " << second;
     const auto circle = svg.find("data-label=\"blocked OpenCL (PoCL)\"");
     ASSERT_NE(circle, std::string::npos);
     const auto cy = svg.rfind("cy=\"", circle);
