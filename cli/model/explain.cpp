@@ -447,8 +447,9 @@ std::optional<MixDifference> definitions_difference(const std::optional<std::str
             side("OpenCL", opencl_only) +
             "): these are two versions of the kernel, so the instruction counts and the time ratio compare the "
             "versions as much as the compilers",
-        "build both with the same definitions and compare again: pass them through --options cuda=...,opencl=... "
-        "where the workload takes them from its options, or fix the choice where a tuner made it per device"};
+        "build both with the same definitions and compare again: where a tuner chose them per device, with the "
+        "workload's setting that fixes the choice (matmul blocked: --set tiles=NAME), else through "
+        "--options cuda=...,opencl=..."};
 }
 
 void put_definitions_first(std::vector<KernelTwin>& twins, const std::vector<ProgramTwin>& programs,

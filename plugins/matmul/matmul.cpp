@@ -89,6 +89,15 @@ const std::vector<BlockedTiles>& blocked_candidates()
     return candidates;
 }
 
+std::vector<std::string> tile_choices()
+{
+    std::vector<std::string> choices{"auto"};
+    for (const auto& tiles : blocked_candidates()) {
+        choices.push_back(tiles.name());
+    }
+    return choices;
+}
+
 std::optional<BlockedTiles> parse_tiles(std::string_view name)
 {
     BlockedTiles tiles;

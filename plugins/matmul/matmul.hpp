@@ -72,6 +72,10 @@ const std::vector<BlockedTiles>& blocked_candidates();
 /// tiles; nullopt for any other text.
 std::optional<BlockedTiles> parse_tiles(std::string_view name);
 
+/// The blocked variant's `tiles` setting: "auto" (tuned_tiles) first, then each candidate's name,
+/// so that two devices or APIs can be compared at the same tiles.
+std::vector<std::string> tile_choices();
+
 /// The square product a tuner times each candidate on for a product of `shape`, its size class:
 /// on a GPU the first of 1024, 2048 and 4096 that C's larger side does not pass, and 4096 for
 /// larger ones (several waves of tiles over every SM, as large products run), since the best tiles

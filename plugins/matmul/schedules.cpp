@@ -36,8 +36,26 @@ std::vector<BatchSchedule> compared_with(BatchSchedule timed)
                                  : std::vector<BatchSchedule>{};
 }
 
+namespace {
+
+/// The blocked kernel's tiles: the `tiles` setting's, or the tuner's where it is "auto".
+BlockedTiles blocked_tiles(const Device& device, const Settings& settings)
+{
+    const std::string& chosen = settings.text("tiles");
+    if (chosen == "auto") {
+        return tuned_tiles(device, shape_of(settings));
+    }
+    const auto tiles = parse_tiles(chosen);
+    if (!tiles) { // the setting is one of tile_choices(), each a candidate's name
+        throw InvalidArgument(device.backend(), "matmul", "tiles=" + chosen + " names no tiles");
+    }
+    return *tiles;
+}
+
+} // namespace
+
 Batch::Batch(const Device& device, const std::string& variant, const Settings& settings)
-    : launcher_(device, variant, variant == "blocked" ? tuned_tiles(device, shape_of(settings)) : BlockedTiles{}),
+    : launcher_(device, variant, variant == "blocked" ? blocked_tiles(device, settings) : BlockedTiles{}),
       shape_(shape_of(settings)), products_(products(settings))
 {
     for (std::size_t p = 0; batch_schedule(settings) != BatchSchedule::sequential && p < products_; ++p) {

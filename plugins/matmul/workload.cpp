@@ -98,7 +98,12 @@ Spec spec()
                                         "sequential: one queue, ordinary host memory; overlapped: one queue per "
                                         "product, pinned host memory, copies overlapping kernels; forkjoin: one queue "
                                         "per product, pinned host memory, forked from an event of one queue and "
-                                        "joined onto it by events before it copies the results out")},
+                                        "joined onto it by events before it copies the results out"),
+                       choice_parameter("tiles", tile_choices(),
+                                        "auto: the tuner's choice for the device and size class; or tiles to build "
+                                        "(BMxBNxBK/TMxTN, @ blocks an SM, /k a split of K), to compare devices or "
+                                        "APIs at the same tiles",
+                                        {"blocked"})},
         .test_cases = {{{"m", "1"}, {"n", "1"}, {"k", "1"}},
                        {{"m", "7"}, {"n", "5"}, {"k", "3"}},
                        {{"m", "33"}, {"n", "17"}, {"k", "65"}},

@@ -14,6 +14,8 @@
 #include <thread>
 #include <tuple>
 
+#include <duet/launch_log.hpp>
+
 #include "duet_test.hpp"
 #include "matmul.hpp"
 
@@ -447,6 +449,59 @@ TEST_P(MatmulSchedules, ForkjoinReportsItsTimeAgainstSequentialAndOverlapped)
 }
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulSchedules);
+
+// --- the blocked variant's `tiles` setting: two APIs compared at the same tiles ---
+
+// "auto" first (the tuner's), then every candidate, each by the name that reads back as it.
+TEST(MatmulTilesSetting, AutoAndEveryCandidateByName)
+{
+    const auto choices = matmul::tile_choices();
+    ASSERT_EQ(choices.size(), matmul::blocked_candidates().size() + 1);
+    EXPECT_EQ(choices.front(), "auto");
+    for (std::size_t i = 1; i < choices.size(); ++i) {
+        EXPECT_EQ(matmul::parse_tiles(choices[i]), std::optional(matmul::blocked_candidates()[i - 1])) << choices[i];
+    }
+}
+
+class MatmulTiles : public DeviceTest {};
+
+// 32x64x16/4x4 launches blocks of 64 / 4 × 32 / 4 = 16 × 8 threads, which no tuner's choice on a
+// CPU device (its one size class, 256³) would: the blocks launched say the setting was built, and
+// the product agrees with the reference on a size no tile divides; /k2 adds its second kernel.
+TEST_P(MatmulTiles, ASettingBuildsThoseTilesInsteadOfTheTunersChoice)
+{
+    const auto workload = WorkloadRegistry::global().find("matmul");
+    const auto info = workload->info();
+    for (const char* tiles : {"32x64x16/4x4", "64x64x16/8x8/k2"}) {
+        const std::map<std::string, std::string> values{{"m", "70"}, {"n", "66"}, {"k", "52"}, {"tiles", tiles}};
+        std::vector<LaunchRecord> launches;
+        Measurement result;
+        {
+            const LaunchLog log(device());
+            result = run_within_limits(*workload, {device(), "blocked", Settings(info, values), true, test_seed(), {}});
+            launches = log.launches();
+        }
+        EXPECT_TRUE(result.verified) << tiles;
+        EXPECT_LE(result.max_error, result.tolerance) << tiles << ": " << result.tolerance_reason;
+        const auto want = *matmul::parse_tiles(tiles);
+        const auto products = std::count_if(launches.begin(), launches.end(), [&](const LaunchRecord& launch) {
+            return launch.kernel.name() == "matmul_blocked";
+        });
+        ASSERT_GT(products, 0) << tiles;
+        for (const auto& launch : launches) {
+            if (launch.kernel.name() == "matmul_blocked") {
+                EXPECT_EQ(launch.range.block.x, want.bn / want.tn) << tiles;
+                EXPECT_EQ(launch.range.block.y, want.bm / want.tm) << tiles;
+            }
+        }
+        const bool sums = std::any_of(launches.begin(), launches.end(), [](const LaunchRecord& launch) {
+            return launch.kernel.name() == "matmul_sum_splits";
+        });
+        EXPECT_EQ(sums, want.split_k > 1) << tiles;
+    }
+}
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulTiles);
 
 } // namespace
 } // namespace duet::test
