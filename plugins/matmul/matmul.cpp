@@ -149,8 +149,13 @@ bool splits_tried(DeviceType type, std::size_t size)
 
 } // namespace
 
-std::uint64_t split_workspace_bytes(const Shape& shape)
+std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles)
 {
+    if (tiles != "auto") {
+        const auto named = parse_tiles(tiles);
+        const std::size_t split = named ? named->split_k : 1;
+        return split > 1 ? static_cast<std::uint64_t>(split) * shape.m * shape.n * sizeof(float) : 0;
+    }
     if (!splits_tried(DeviceType::gpu, tuning_size(DeviceType::gpu, shape))) {
         return 0;
     }

@@ -83,10 +83,10 @@ std::vector<std::string> tile_choices();
 /// seconds for larger ones).
 std::size_t tuning_size(DeviceType type, const Shape& shape);
 
-/// Device memory a split-K workspace of a queue can take for products of `shape` at most: the
-/// largest split's m × n floats where a GPU's tuner may choose a split (see blocked_candidates()),
-/// else none.
-std::uint64_t split_workspace_bytes(const Shape& shape);
+/// Device memory a split-K workspace of a queue can take for products of `shape` at most: with
+/// `tiles` "auto", the largest split's m × n floats where a GPU's tuner may choose a split (see
+/// blocked_candidates()), else none; with tiles named (the `tiles` setting), their split's.
+std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles = "auto");
 
 /// The blocked kernel's tiles for products of `shape` on `device`: the tuner's choice for its size
 /// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class and

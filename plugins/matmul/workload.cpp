@@ -150,9 +150,11 @@ Spec spec()
     // tuner may choose a split. A footprint knows no variant: the others count them too.
     spec.extra_device_bytes = [](const Settings& settings) {
         const std::uint64_t queues = batch_schedule(settings) == BatchSchedule::sequential ? 1 : products(settings);
-        return queues * split_workspace_bytes(shape_of(settings));
+        return queues * split_workspace_bytes(shape_of(settings), settings.text("tiles"));
     };
-    spec.extra_largest_allocation = [](const Settings& settings) { return split_workspace_bytes(shape_of(settings)); };
+    spec.extra_largest_allocation = [](const Settings& settings) {
+        return split_workspace_bytes(shape_of(settings), settings.text("tiles"));
+    };
     // The reference's rows, and a compared schedule's results while they are judged.
     spec.extra_host_bytes = [](const Settings& settings) {
         const Shape shape = shape_of(settings);

@@ -253,6 +253,10 @@ TEST(MatmulSplitKFootprint, TheWorkspacesCountForEachQueueWhereAGpuMaySplitAndNo
     EXPECT_EQ(matmul::split_workspace_bytes({1024, 1024, 64}), 4u * 1024 * 1024 * sizeof(float));
     EXPECT_EQ(matmul::split_workspace_bytes({2048, 100, 8}), 4u * 2048 * 100 * sizeof(float));
     EXPECT_EQ(matmul::split_workspace_bytes({2049, 100, 8}), 0u);
+    // Tiles named by the setting: their own split's, at any size, and none without a split.
+    EXPECT_EQ(matmul::split_workspace_bytes({4096, 4096, 64}, "128x128x8/8x8@2/k4"), 4u * 4096 * 4096 * sizeof(float));
+    EXPECT_EQ(matmul::split_workspace_bytes({1024, 1024, 64}, "64x64x16/8x8/k2"), 2u * 1024 * 1024 * sizeof(float));
+    EXPECT_EQ(matmul::split_workspace_bytes({1024, 1024, 64}, "128x128x8/8x8"), 0u);
     const auto devices = all_devices();
     if (devices.empty()) {
         GTEST_SKIP() << "no device";
