@@ -151,19 +151,15 @@ bool splits_tried(DeviceType type, std::size_t size)
 
 std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles)
 {
-    if (tiles != "auto") {
-        const auto named = parse_tiles(tiles);
-        const std::size_t split = named ? named->split_k : 1;
-        return split > 1 ? static_cast<std::uint64_t>(split) * shape.m * shape.n * sizeof(float) : 0;
-    }
-    if (!splits_tried(DeviceType::gpu, tuning_size(DeviceType::gpu, shape))) {
-        return 0;
-    }
     std::size_t most = 1;
-    for (const auto& tiles : blocked_candidates()) {
-        most = std::max(most, tiles.split_k);
+    if (tiles != "auto") {
+        most = parse_tiles(tiles).value_or(BlockedTiles{}).split_k;
+    } else if (splits_tried(DeviceType::gpu, tuning_size(DeviceType::gpu, shape))) {
+        for (const auto& candidate : blocked_candidates()) {
+            most = std::max(most, candidate.split_k);
+        }
     }
-    return static_cast<std::uint64_t>(most) * shape.m * shape.n * sizeof(float);
+    return most > 1 ? static_cast<std::uint64_t>(most) * shape.m * shape.n * sizeof(float) : 0;
 }
 
 namespace {

@@ -147,7 +147,8 @@ Spec spec()
         return Tolerance{tolerance(shape), tolerance_reason(rows_checked(shape, products(settings)) < shape.m)};
     };
     // The blocked variant's split-K workspaces, one for each queue that runs products, where its
-    // tuner may choose a split. A footprint knows no variant: the others count them too.
+    // tuner may choose a split or its `tiles` setting names one. A footprint knows no variant: the
+    // others count them too.
     spec.extra_device_bytes = [](const Settings& settings) {
         const std::uint64_t queues = batch_schedule(settings) == BatchSchedule::sequential ? 1 : products(settings);
         return queues * split_workspace_bytes(shape_of(settings), settings.text("tiles"));

@@ -170,28 +170,25 @@ TEST_P(MatmulBlockedTiles, SplitProductsAddUpOverEmptyRaggedAndFloat4Slices)
                                       tiles.name() + " over several tiles");
 }
 
-/// One launcher with K split in two, on the first device, for the cases of several products at once.
-class MatmulSplitK : public ::testing::Test {
+/// One launcher with K split in two, on each device, for the cases of several products at once.
+class MatmulSplitK : public DeviceTest {
 protected:
     void SetUp() override
     {
-        const auto devices = all_devices();
-        if (devices.empty()) {
-            GTEST_SKIP() << "no device";
+        DeviceTest::SetUp();
+        if (!IsSkipped() && !HasFailure()) {
+            launcher_ =
+                std::make_unique<matmul::Launcher>(device(), "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
         }
-        device_ = devices.front();
-        launcher_ =
-            std::make_unique<matmul::Launcher>(*device_, "blocked", matmul::BlockedTiles{64, 64, 16, 8, 8, 1, 2});
     }
-    std::optional<Device> device_;
     std::unique_ptr<matmul::Launcher> launcher_;
 };
 
 // From two threads on one queue: each product's two kernels stay together on the queue's one
 // workspace, every product into a C of its own.
-TEST_F(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
+TEST_P(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
 {
-    const Device& device = *device_;
+    const Device& device = this->device();
     constexpr std::size_t products = 100;
     Queue queue = device.create_queue();
     const Product product[] = {{{64, 64, 64}, test_seed()}, {{64, 64, 64}, test_seed() + 2}};
@@ -226,9 +223,9 @@ TEST_F(MatmulSplitK, OneLauncherFromTwoThreadsOnOneQueueGivesEveryProduct)
 
 // On two queues at once: each queue's partial products have a workspace of their own (the second
 // product would fit in the first's, and overwrite its partial products).
-TEST_F(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
+TEST_P(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
 {
-    const Device& device = *device_;
+    const Device& device = this->device();
     const Product product[] = {{{130, 150, 170}, test_seed()}, {{70, 90, 100}, test_seed() + 2}};
     Queue queues[] = {device.create_queue(), device.create_queue()};
     std::vector<Buffer<float>> inputs, c;
@@ -245,6 +242,8 @@ TEST_F(MatmulSplitK, OneLauncherOnTwoQueuesAtOnceGivesEachItsProduct)
             << "queue " << q << ": " << matmul::tolerance_reason(false);
     }
 }
+
+DUET_INSTANTIATE_FOR_EACH_DEVICE(MatmulSplitK);
 
 // The footprint that refuses runs counts the split-K workspaces where a GPU's tuner may split: the
 // largest split's m × n floats for each queue that runs products, none past 2048 on a side.
