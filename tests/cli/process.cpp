@@ -144,10 +144,10 @@ namespace {
 
 /// The ICD variables that leave PoCL the only OpenCL platform: a vendors folder of the ICD files
 /// that name PoCL (from OCL_ICD_VENDORS where set, as scripts/gpu-check sets it), and of
-/// OCL_ICD_FILENAMES the entries that name it (the H100 machine's loader found NVIDIA's driver with
-/// no ICD file naming it, and with the variable unset and PoCL's ICD file alone, no platform: its
-/// drivers most likely come through that variable). Where duet still lists no OpenCL device, the
-/// environment's own ICD settings, in which CUDA_VISIBLE_DEVICES="" leaves NVIDIA's OpenCL no device.
+/// OCL_ICD_FILENAMES the entries that name it (the H100 machine's loader finds its drivers through
+/// that variable: OCL_ICD_FILENAMES=libpocl.so.2:libnvidia-opencl.so.1). Where duet then lists no
+/// PoCL device, the environment's own ICD settings, in which CUDA_VISIBLE_DEVICES="" leaves NVIDIA's
+/// OpenCL no device.
 EnvChanges pocl_icd_alone()
 {
     const auto folder = std::filesystem::temp_directory_path() / ("duet-pocl-alone-" + std::to_string(::getpid()));
@@ -172,14 +172,11 @@ EnvChanges pocl_icd_alone()
     }
     EnvChanges alone{{"CUDA_VISIBLE_DEVICES", ""}, {"OCL_ICD_VENDORS", folder.string()}};
     alone["OCL_ICD_FILENAMES"] = pocl_files.empty() ? std::nullopt : std::optional(pocl_files);
-    const std::string said = run_duet({"devices", "--json"}, alone).out;
-    const auto listed = json::parse(said);
-    for (const auto& device : listed["devices"].array()) {
-        if (device["backend"].string() == "opencl") {
-            return alone;
-        }
+    if (!pocl_device(alone).empty()) {
+        return alone;
     }
-    std::cerr << "pocl_alone: with PoCL's ICD files alone duet said " << backends_said(said)
+    std::cerr << "pocl_alone: with PoCL's ICD files alone duet said "
+              << backends_said(run_duet({"devices", "--json"}, alone).out)
               << "; CUDA_VISIBLE_DEVICES=\"\" alone hides the GPUs instead\n";
     return {{"CUDA_VISIBLE_DEVICES", ""}};
 }
