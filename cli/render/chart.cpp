@@ -349,9 +349,25 @@ Scale decades(const std::vector<double>& values, double start, double end)
     return {bottom, top, start, end, true};
 }
 
+/// A label's box on the chart: the text's extent left to right, and its baseline.
+struct LabelBox {
+    double left, right, baseline;
+};
+
+/// The label class's 12px font: a line's height, and a character's width on average.
+constexpr double label_line = 13, label_character = 6.5;
+
+/// Whether `box` overprints `other`: their extents cross and their baselines are under a line apart.
+bool overprints(const LabelBox& box, const LabelBox& other)
+{
+    return box.left < other.right && other.left < box.right && std::abs(box.baseline - other.baseline) < label_line;
+}
+
 /// A roof: the bandwidth line from where it enters the plot up to the ridge, then the FMA rate
-/// flat to the right edge; the ridge marked with its intensity.
-std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_scale)
+/// flat to the right edge; the ridge marked with its intensity. Its name goes at the plot's left,
+/// over the low end of the bandwidth line, where kernels' points seldom are (they sit under the
+/// flat part); `taken` gets the boxes of both texts, for the points' labels to keep clear of.
+std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_scale, std::vector<LabelBox>& taken)
 {
     const double ridge = roof.gflops / roof.gbps;
     // The bandwidth roof enters at the left edge, or at the bottom where it is lower there.
@@ -367,54 +383,121 @@ std::string roof_marks(const Roof& roof, const Scale& x_scale, const Scale& y_sc
     svg += line(x_scale(ridge), y_scale(roof.gflops), x_scale(ridge), line_bottom,
                 "stroke=\"" + roof.color + "\" stroke-dasharray=\"4 3\" class=\"ridge\" data-ridge=\"" +
                     format::exact(ridge) + "\"");
-    svg += text(x_scale(ridge) + 4, y_scale(roof.gflops) + 14, "ridge " + format::figure(ridge) + " flop/B",
-                "class=\"tick\"");
-    return svg + text(x_scale(x_scale.high) - 4, y_scale(roof.gflops) - 5,
-                      truncate(roof.label, 48) + ": " + format::rate(roof.gflops) + " GFLOP/s, " +
-                          format::rate(roof.gbps) + " GB/s",
-                      "text-anchor=\"end\" class=\"legend\"");
+    const std::string ridge_text = "ridge " + format::figure(ridge) + " flop/B";
+    const LabelBox ridge_box{x_scale(ridge) + 4, x_scale(ridge) + 4 + label_character * ridge_text.size(),
+                             y_scale(roof.gflops) + 14};
+    svg += text(ridge_box.left, ridge_box.baseline, ridge_text, "class=\"tick\"");
+    const std::string name =
+        truncate(roof.label, 48) + ": " + format::rate(roof.gflops) + " GFLOP/s, " + format::rate(roof.gbps) + " GB/s";
+    // A second GPU's roof at about the same rate puts its name a line above the first's.
+    LabelBox name_box{line_left + 6, line_left + 6 + label_character * name.size(), y_scale(roof.gflops) - 5};
+    while (
+        std::any_of(taken.begin(), taken.end(), [&](const LabelBox& other) { return overprints(name_box, other); })) {
+        name_box.baseline -= label_line;
+    }
+    taken.push_back(ridge_box);
+    taken.push_back(name_box);
+    return svg + text(name_box.left, name_box.baseline, name, "class=\"legend\"");
 }
 
-/// Where each point's label goes (its baseline), series by series: beside the point, above and
-/// below it in turn (a pair's points often lie close), or where that would overprint a label placed
-/// before it (another variant's point at the same intensity and rate), the nearest free line.
-std::vector<std::vector<double>> label_baselines(const std::vector<RooflineSeries>& series, const Scale& x_scale,
-                                                 const Scale& y_scale)
+/// Where a point's label goes.
+struct LabelPlace {
+    LabelBox box;
+    bool left_of_point = false; ///< right-aligned before the point: after it would run into the legend
+};
+
+/// Where each point's label goes, series by series: level with its point, right of it (left where
+/// it would run into the legend). Points of one workload mostly share an intensity, so their labels
+/// stack in a column: they keep their points' order top to bottom, a line apart, pushed down past
+/// each other and past `taken` (the roofs' texts), then pulled back up where the column would run
+/// below the plot. A label moved off its point gets a leader line to it.
+std::vector<std::vector<LabelPlace>> label_places(const std::vector<RooflineSeries>& series, const Scale& x_scale,
+                                                  const Scale& y_scale, const std::vector<LabelBox>& taken)
 {
-    constexpr double line_height = 12, character_width = 6.5; // the label class's 11px font
-    struct Placed {
-        double left, right, baseline;
+    struct Wanted {
+        std::size_t series, point;
+        double y;
     };
-    std::vector<Placed> placed;
-    std::vector<std::vector<double>> baselines;
-    for (const auto& one : series) {
-        auto& ys = baselines.emplace_back();
-        bool below = false;
-        for (const auto& point : one.points) {
-            const double left = x_scale(point.intensity) + 6;
-            const double right = left + character_width * static_cast<double>(point.label.size());
-            const double wanted = y_scale(point.gflops) + (below ? 14 : -6);
-            const auto overprints = [&](double baseline) {
-                return std::any_of(placed.begin(), placed.end(), [&](const Placed& other) {
-                    return left < other.right && other.left < right &&
-                           std::abs(baseline - other.baseline) < line_height;
-                });
-            };
-            // The nearest free line to the wanted one: a line up, a line down, two up, ...
-            double baseline = wanted;
-            for (int step = 1; overprints(baseline) && step <= 64; ++step) {
-                baseline = wanted + line_height * ((step + 1) / 2) * (step % 2 == 1 ? -1 : 1);
+    const auto width = [](const RooflinePoint& point) {
+        return label_character * static_cast<double>(point.label.size());
+    };
+    // Labels of points at about one intensity all go on one side, so that they make one column.
+    const auto widest_near = [&](double x) {
+        double widest = 0;
+        for (const auto& one : series) {
+            for (const auto& point : one.points) {
+                if (std::abs(x_scale(point.intensity) - x) < 20) {
+                    widest = std::max(widest, width(point));
+                }
             }
-            placed.push_back({left, right, baseline});
-            ys.push_back(baseline);
-            below = !below;
+        }
+        return widest;
+    };
+    std::vector<Wanted> order;
+    std::vector<std::vector<LabelPlace>> places;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+        auto& row = places.emplace_back();
+        for (std::size_t p = 0; p < series[s].points.size(); ++p) {
+            const auto& point = series[s].points[p];
+            const double x = x_scale(point.intensity), y = y_scale(point.gflops);
+            const bool left_of_point = x + 14 + widest_near(x) > line_right + 6;
+            const double label_width = width(point);
+            const double left = left_of_point ? x - 14 - label_width : x + 14;
+            row.push_back({{left, left + label_width, y + 4}, left_of_point});
+            order.push_back({s, p, y});
         }
     }
-    return baselines;
+    std::stable_sort(order.begin(), order.end(), [](const Wanted& a, const Wanted& b) { return a.y < b.y; });
+    const auto box = [&](const Wanted& at) -> LabelBox& { return places[at.series][at.point].box; };
+    const auto crosses = [](const LabelBox& a, const LabelBox& b) { return a.left < b.right && b.left < a.right; };
+    // Down the points, top first: each label below the labels above it that it crosses, then below
+    // whatever it would still overprint.
+    std::vector<LabelBox> placed = taken;
+    for (const auto& at : order) {
+        LabelBox& label = box(at);
+        for (auto other = placed.begin() + static_cast<std::ptrdiff_t>(taken.size()); other != placed.end(); ++other) {
+            if (crosses(label, *other)) {
+                label.baseline = std::max(label.baseline, other->baseline + label_line);
+            }
+        }
+        for (int guard = 0; guard < 1000; ++guard) {
+            const auto hit = std::find_if(placed.begin(), placed.end(),
+                                          [&](const LabelBox& other) { return overprints(label, other); });
+            if (hit == placed.end()) {
+                break;
+            }
+            label.baseline = hit->baseline + label_line;
+        }
+        placed.push_back(label);
+    }
+    // Up the points, bottom first: a label below the plot's floor comes back up to it, and each
+    // label above whatever it would then overprint.
+    const double floor = line_bottom - 2;
+    placed = taken;
+    for (auto at = order.rbegin(); at != order.rend(); ++at) {
+        LabelBox& label = box(*at);
+        label.baseline = std::min(label.baseline, floor);
+        for (auto other = placed.begin() + static_cast<std::ptrdiff_t>(taken.size()); other != placed.end(); ++other) {
+            if (crosses(label, *other)) {
+                label.baseline = std::min(label.baseline, other->baseline - label_line);
+            }
+        }
+        for (int guard = 0; guard < 1000; ++guard) {
+            const auto hit = std::find_if(placed.begin(), placed.end(),
+                                          [&](const LabelBox& other) { return overprints(label, other); });
+            if (hit == placed.end()) {
+                break;
+            }
+            label.baseline = hit->baseline - label_line;
+        }
+        placed.push_back(label);
+    }
+    return places;
 }
 
-/// A series: its points joined, each a circle with its label at `label_ys`, and its legend entry.
-std::string roofline_series_marks(const RooflineSeries& series, const std::vector<double>& label_ys,
+/// A series: its points joined, each a circle with its label at its place (and a leader where that
+/// is off the point), and its legend entry.
+std::string roofline_series_marks(const RooflineSeries& series, const std::vector<LabelPlace>& places,
                                   const Scale& x_scale, const Scale& y_scale, double legend_y)
 {
     std::string path, svg;
@@ -428,7 +511,12 @@ std::string roofline_series_marks(const RooflineSeries& series, const std::vecto
                format::exact(point.gflops) + "\"><title>" + escape(point.label) + " (" + escape(series.label) +
                "): " + escape(format::figure(point.intensity)) + " flop/B, " + escape(format::rate(point.gflops)) +
                " GFLOP/s</title></circle>\n";
-        svg += text(x + 6, label_ys[index], point.label, "class=\"label\"");
+        const LabelPlace& place = places[index];
+        const double text_x = place.left_of_point ? place.box.right : place.box.left;
+        svg += line(place.left_of_point ? x - 5 : x + 5, y, place.left_of_point ? text_x + 2 : text_x - 2,
+                    place.box.baseline - 4, "stroke=\"" + series.color + "\" stroke-width=\"1\" class=\"leader\"");
+        svg += text(text_x, place.box.baseline, point.label,
+                    std::string(place.left_of_point ? "text-anchor=\"end\" " : "") + "class=\"label\"");
     }
     svg = "<polyline fill=\"none\" stroke=\"" + series.color + "\" stroke-width=\"2\" class=\"joined\" points=\"" +
           path + "\"/>\n" + svg;
@@ -488,13 +576,14 @@ std::string roofline(const RooflineChart& chart)
         const auto x_ticks = x_scale.ticks();
         const LineChart axes{chart.title, "arithmetic intensity (flop/byte)", "GFLOP/s", "roofline", {}, {}};
         svg += line_axes(axes, x_scale, y_scale, std::set<double>(x_ticks.begin(), x_ticks.end()));
+        std::vector<LabelBox> taken;
         for (const auto& roof : roofs) {
-            svg += roof_marks(roof, x_scale, y_scale);
+            svg += roof_marks(roof, x_scale, y_scale, taken);
         }
-        const auto baselines = label_baselines(drawn, x_scale, y_scale);
+        const auto places = label_places(drawn, x_scale, y_scale, taken);
         double legend_y = line_top;
         for (std::size_t index = 0; index < drawn.size(); ++index) {
-            svg += roofline_series_marks(drawn[index], baselines[index], x_scale, y_scale, legend_y);
+            svg += roofline_series_marks(drawn[index], places[index], x_scale, y_scale, legend_y);
             legend_y += 18;
         }
     }

@@ -83,5 +83,36 @@ TEST(RooflineCli, TableAndReportShowTheRooflineAndWhyThereIsNoRoof)
     EXPECT_THAT(html, HasSubstr("<th>flop/byte</th>"));
 }
 
+// PoCL's two CPU devices bear one name: each point's label and each series' legend names its device.
+TEST(RooflineCli, TwoDevicesOfOneNameAreToldApartOnTheChart)
+{
+    const EnvChanges two = pocl_alone({{"POCL_DEVICES", "pthread pthread"}});
+    std::vector<std::string> pocl;
+    const auto listed = json::parse(run_duet({"devices", "--json"}, two).out);
+    for (const auto& device : listed["devices"].array()) {
+        if (device["api"].string() == "OpenCL (PoCL)") {
+            pocl.push_back(device["selector"].string());
+        }
+    }
+    if (pocl.size() < 2) {
+        GTEST_SKIP() << "POCL_DEVICES=\"pthread pthread\" gave " << pocl.size() << " PoCL devices";
+    }
+    const TempDir dir;
+    const std::string report = (dir.path() / "report.html").string();
+    const auto done =
+        run_duet({"compare", "matmul", "--variants", "tiled16", "--set", "m=32", "--set", "n=32", "--set", "k=32",
+                  "--devices", pocl[0] + "," + pocl[1], "--repeats", "1", "--warmup", "0", "--report", report},
+                 two);
+    ASSERT_EQ(done.exit_code, 0) << done.out << done.err;
+    const std::string html = read_file(report);
+    const auto chart = html.find("aria-label=\"matmul: roofline");
+    ASSERT_NE(chart, std::string::npos);
+    const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+    for (const auto& device : {pocl[0], pocl[1]}) {
+        EXPECT_THAT(svg, HasSubstr("data-label=\"tiled16 OpenCL (PoCL) " + device + "\""));
+        EXPECT_THAT(svg, HasSubstr("class=\"legend\">" + device + " tiled16 on "));
+    }
+}
+
 } // namespace
 } // namespace duet::test

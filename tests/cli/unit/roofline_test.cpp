@@ -193,7 +193,7 @@ double label_baseline(const std::string& svg, const std::string& label)
 }
 
 // Two variants' kernels ran at the same intensity and rate (PoCL's tiled16 and tiled32 did): their
-// labels go a line apart, not over each other; a point alone keeps its place above its circle.
+// labels go a line apart, not over each other; a point alone keeps its label level with its circle.
 TEST(RooflineChart, LabelsOfPointsAtOnePlaceDoNotOverprint)
 {
     chart::RooflineChart chart{"matmul: roofline",
@@ -205,12 +205,108 @@ TEST(RooflineChart, LabelsOfPointsAtOnePlaceDoNotOverprint)
     const std::string svg = chart::roofline(chart);
     const double first = label_baseline(svg, "tiled16 OpenCL (PoCL)");
     const double second = label_baseline(svg, "tiled32 OpenCL (PoCL)");
-    EXPECT_GE(std::abs(second - first), 11.99)
-        << "a line (12 px) apart: tiled16 at " << first << ", tiled32 at " << second;
+    EXPECT_GE(std::abs(second - first), 12.99)
+        << "a line (13 px) apart: tiled16 at " << first << ", tiled32 at " << second;
     const auto circle = svg.find("data-label=\"blocked OpenCL (PoCL)\"");
     ASSERT_NE(circle, std::string::npos);
     const auto cy = svg.rfind("cy=\"", circle);
-    EXPECT_DOUBLE_EQ(label_baseline(svg, "blocked OpenCL (PoCL)"), std::stod(svg.substr(cy + 4)) - 6);
+    EXPECT_DOUBLE_EQ(label_baseline(svg, "blocked OpenCL (PoCL)"), std::stod(svg.substr(cy + 4)) + 4);
+}
+
+// A text of the chart: where it starts, its baseline and its width at the labels' 6.5 px a character.
+struct PlacedText {
+    std::string content;
+    double left = 0, right = 0, baseline = 0;
+};
+
+// Every `class="label"` and `class="legend"` text inside the plot (the series' legend lies right of it).
+std::vector<PlacedText> plot_texts(const std::string& svg)
+{
+    std::vector<PlacedText> texts;
+    for (std::size_t at = svg.find("<text "); at != std::string::npos; at = svg.find("<text ", at + 1)) {
+        const std::string tag = svg.substr(at, svg.find('>', at) - at);
+        const bool label = tag.find("class=\"label\"") != std::string::npos;
+        if (!label && tag.find("class=\"legend\"") == std::string::npos) {
+            continue;
+        }
+        const auto start = svg.find('>', at) + 1;
+        PlacedText text{svg.substr(start, svg.find('<', start) - start)};
+        const double x = std::stod(tag.substr(tag.find(" x=\"") + 4));
+        text.baseline = std::stod(tag.substr(tag.find(" y=\"") + 4));
+        const double width = 6.5 * static_cast<double>(text.content.size());
+        const bool end_anchored = tag.find("text-anchor=\"end\"") != std::string::npos;
+        text.left = end_anchored ? x - width : x;
+        text.right = end_anchored ? x : x + width;
+        if (label || text.left < 600) {
+            texts.push_back(text);
+        }
+    }
+    return texts;
+}
+
+// matmul on an H100 and PoCL, as `compare all` drew it: 18 kernels at one intensity, rates from 7
+// to 34000 GFLOP/s. Each label clears every other label and the roof's texts, lies within the plot
+// and keeps its point's order top to bottom; one moved off its point has a leader line to it.
+TEST(RooflineChart, AColumnOfLabelsKeepsItsPointsOrderClearOfEachOtherAndOfTheRoof)
+{
+    const std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> measured{
+        {"tiled16", {{"tiled16 CUDA", 7651}, {"tiled16 OpenCL (NVIDIA)", 6103}, {"tiled16 OpenCL (PoCL)", 13.4}}},
+        {"tiled8", {{"tiled8 CUDA", 4902}, {"tiled8 OpenCL (NVIDIA)", 4164}, {"tiled8 OpenCL (PoCL)", 16.4}}},
+        {"tiled32", {{"tiled32 CUDA", 8416}, {"tiled32 OpenCL (NVIDIA)", 6593}, {"tiled32 OpenCL (PoCL)", 13.9}}},
+        {"blocked", {{"blocked CUDA", 33487}, {"blocked OpenCL (NVIDIA)", 32349}, {"blocked OpenCL (PoCL)", 90.3}}},
+        {"naive", {{"naive CUDA", 4478}, {"naive OpenCL (NVIDIA)", 4465}, {"naive OpenCL (PoCL)", 7.1}}},
+        {"blas", {{"blas CUDA", 34135}, {"blas OpenCL (NVIDIA)", 11875}, {"blas OpenCL (PoCL)", 41.1}}}};
+    chart::RooflineChart chart{
+        "matmul: roofline", {{"NVIDIA H100 80GB HBM3 (FP32 FMA rate)", 3352.32, 66908.16, "#666"}}, {}, {}};
+    for (const auto& [variant, points] : measured) {
+        chart.series.push_back({variant + " on H100", "#1b9e77", {}});
+        chart.series.push_back({variant + " on cpu", "#d95f02", {}});
+        for (const auto& [label, gflops] : points) {
+            auto& series = chart.series[chart.series.size() - (label.find("PoCL") != std::string::npos ? 1 : 2)];
+            series.points.push_back({label, 170.67, gflops});
+        }
+    }
+    const std::string svg = chart::roofline(chart);
+    const auto texts = plot_texts(svg);
+    ASSERT_EQ(texts.size(), 18u + 1u) << "18 labels and the roof's name";
+    for (std::size_t a = 0; a < texts.size(); ++a) {
+        EXPECT_GE(texts[a].baseline, 40.0) << texts[a].content << " above the plot";
+        EXPECT_LE(texts[a].baseline, 340.0) << texts[a].content << " below the plot";
+        for (std::size_t b = a + 1; b < texts.size(); ++b) {
+            const bool cross = texts[a].left < texts[b].right && texts[b].left < texts[a].right;
+            EXPECT_FALSE(cross && std::abs(texts[a].baseline - texts[b].baseline) < 12.99)
+                << texts[a].content << " at " << texts[a].baseline << " overprints " << texts[b].content << " at "
+                << texts[b].baseline;
+        }
+    }
+    // Top to bottom in the points' order: blas CUDA, blocked CUDA, ..., naive OpenCL (PoCL).
+    std::vector<std::pair<double, double>> point_and_label; // circle's y, label's baseline
+    for (const auto& [variant, points] : measured) {
+        for (const auto& [label, gflops] : points) {
+            const auto circle = svg.find("data-label=\"" + label + "\"");
+            ASSERT_NE(circle, std::string::npos) << label;
+            const double cy = std::stod(svg.substr(svg.rfind("cy=\"", circle) + 4));
+            point_and_label.emplace_back(cy, label_baseline(svg, label));
+        }
+    }
+    std::sort(point_and_label.begin(), point_and_label.end());
+    for (std::size_t i = 1; i < point_and_label.size(); ++i) {
+        EXPECT_GT(point_and_label[i].second, point_and_label[i - 1].second) << "label " << i << " out of order";
+    }
+    // A leader from each point to its label: it starts beside a circle and ends at a label.
+    std::size_t leaders = 0;
+    for (auto at = svg.find("class=\"leader\""); at != std::string::npos; at = svg.find("class=\"leader\"", at + 1)) {
+        const auto tag = svg.rfind("<line ", at);
+        const double y1 = std::stod(svg.substr(svg.find("y1=\"", tag) + 4));
+        const double y2 = std::stod(svg.substr(svg.find("y2=\"", tag) + 4));
+        EXPECT_TRUE(std::any_of(point_and_label.begin(), point_and_label.end(),
+                                [&](const auto& pair) {
+                                    return std::abs(pair.first - y1) < 1e-6 && std::abs(pair.second - 4 - y2) < 1e-6;
+                                }))
+            << "a leader from y " << y1 << " to " << y2 << " joins no point to its label";
+        ++leaders;
+    }
+    EXPECT_EQ(leaders, 18u);
 }
 
 TEST(RooflineChart, SaysWhyThereIsNoRoofAndWhatIsNotDrawn)
