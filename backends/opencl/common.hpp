@@ -151,6 +151,9 @@ struct duet_host_memory_s : duet::backend::Handle {
 
 struct duet_event_s : duet::backend::Handle {
     cl_event event = nullptr;
+    /// The queue the marker was enqueued on (retained), flushed where the marker must reach the
+    /// device: before a poll, or before another queue waits for it.
+    cl_command_queue queue = nullptr;
 
     ~duet_event_s();
 };

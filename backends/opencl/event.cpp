@@ -42,6 +42,7 @@ duet_status event_query(duet_event event, int* complete)
 {
     return guard([&] {
         cl_int status = CL_QUEUED;
+        check(clFlush(event->queue), "clFlush"); // an unflushed marker would never complete
         check(clGetEventInfo(event->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
               "clGetEventInfo");
         // A negative execution status is the error code of a command before the marker.
@@ -67,4 +68,6 @@ duet_event_s::~duet_event_s()
 {
     if (event)
         clReleaseEvent(event);
+    if (queue)
+        clReleaseCommandQueue(queue);
 }

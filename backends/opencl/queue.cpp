@@ -643,9 +643,13 @@ duet_status queue_record(duet_queue queue, duet_event* event)
     return guard([&] {
         auto recorded = std::make_unique<duet_event_s>();
         check(clEnqueueMarkerWithWaitList(queue->queue, 0, nullptr, &recorded->event), "clEnqueueMarkerWithWaitList");
-        // OpenCL lets another queue wait on this event, and event_query see it complete, only
-        // once the command is flushed to the device (OpenCL 1.2, section 5.13).
-        check(clFlush(queue->queue), "clFlush");
+        // Not flushed here: a timed phase starts with a marker, and a flush then would send it (and
+        // the spacer before it) to the device alone, leaving the phase's own commands to follow only
+        // once the host has enqueued them. The device would idle inside the phase, and its time
+        // would count the host's launch. The marker is flushed where it has to reach the device:
+        // before a poll or another queue's wait (OpenCL 1.2, section 5.13); a host wait flushes.
+        check(clRetainCommandQueue(queue->queue), "clRetainCommandQueue");
+        recorded->queue = queue->queue;
         *event = recorded.release();
     });
 }
@@ -672,6 +676,9 @@ duet_status queue_wait(duet_queue queue, duet_event event)
         if (context != queue->device->context) {
             wait_foreign(event->event);
             return;
+        }
+        if (event->queue != queue->queue) {
+            check(clFlush(event->queue), "clFlush");
         }
         check(clEnqueueBarrierWithWaitList(queue->queue, 1, &event->event, nullptr), "clEnqueueBarrierWithWaitList");
     });

@@ -1,6 +1,8 @@
 // Events: waiting, completion, lifetime past their queue, and device-clock intervals that are
 // non-negative and grow across real work. No speed is asserted: that belongs to benchmarks.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "duet_test.hpp"
 
@@ -90,6 +92,43 @@ TEST_P(EventConformance, EventsOfTwoQueuesOfOneDeviceCanBeTimedAgainstEachOther)
     const Event b = second.record();
     b.wait();
     EXPECT_GE(elapsed_ms(a, b), 0.0);
+}
+
+// Polls `event` until it completes or a minute passes; true if it completed. A backend may hold a
+// recorded marker back from the device (OpenCL's is sent by the next flush): a poll must send it.
+bool completes_by_polling(const Event& event)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!event.complete()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+TEST_P(EventConformance, AnEventOnlyPolledCompletes)
+{
+    Buffer<float> data = work_buffer();
+    enqueue_work(data);
+    const Event done = queue().record();
+    EXPECT_TRUE(completes_by_polling(done)) << "no wait, no finish: polling alone must see it complete";
+}
+
+TEST_P(EventConformance, AQueueWaitingForAnotherQueuesUnfinishedEventGoesOn)
+{
+    Buffer<float> data = work_buffer();
+    enqueue_work(data);
+    const Event first_done = queue().record();
+    Queue second = device().create_queue();
+    second.wait(first_done);
+    second.fill(BufferView<float>(data), 7.0f);
+    const Event second_done = second.record();
+    ASSERT_TRUE(completes_by_polling(second_done)) << "the second queue never saw the first queue's event";
+    EXPECT_TRUE(first_done.complete());
+    EXPECT_TRUE(bitwise_equal(std::vector<float>(data.size(), 7.0f), download(queue(), data)))
+        << "the fill ran before the first queue's kernel had finished writing";
 }
 
 // A default-constructed Event is no event: every use is refused, none crashes.
