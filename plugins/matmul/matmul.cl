@@ -179,12 +179,18 @@ void matmul_blocked_store(__local float (*a_tile)[MATMUL_BM + MATMUL_A_PAD], __l
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(MATMUL_THREADS_X, MATMUL_THREADS_Y, 1))) void
-matmul_blocked(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
-               const uint m, const uint n, const uint k)
+// The local memory of one work-group's tiles, which a kernel declares (OpenCL allows __local
+// variables at kernel scope only) and matmul_blocked_tile uses.
+#define MATMUL_A_STORAGE (2 * MATMUL_BK * (MATMUL_BM + MATMUL_A_PAD) / 4)
+#define MATMUL_B_STORAGE (2 * MATMUL_BK * MATMUL_BN / 4)
+
+// One work-group's tile of C, the body of both blocked kernels below: float4 loads of A where
+// `vector_a`, of B and stores of C where `vector_b`, else element by element.
+inline void matmul_blocked_tile(__global const float* restrict a, __global const float* restrict b,
+                                __global float* restrict c, const uint m, const uint n, const uint k,
+                                __local float4* a_storage, __local float4* b_storage, const bool vector_a,
+                                const bool vector_b)
 {
-    __local float4 a_storage[2 * MATMUL_BK * (MATMUL_BM + MATMUL_A_PAD) / 4];
-    __local float4 b_storage[2 * MATMUL_BK * MATMUL_BN / 4];
     // float4 storage seen as floats: the tiles' rows are then 16-byte aligned for the float4 reads.
     __local float(*a_tile)[MATMUL_BK][MATMUL_BM + MATMUL_A_PAD] =
         (__local float(*)[MATMUL_BK][MATMUL_BM + MATMUL_A_PAD]) a_storage;
@@ -194,8 +200,6 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
     const uint thread = ty * MATMUL_THREADS_X + tx;
     const uint row0 = get_group_id(1) * MATMUL_BM;
     const uint col0 = get_group_id(0) * MATMUL_BN;
-    const bool vector_a = k % 4 == 0;
-    const bool vector_b = n % 4 == 0;
     // Split K: this work-group's slice of k, whole steps of BK (a multiple of 4, so that A's float4s
     // stay inside it), its partial product into slice get_group_id(2) of c, which is then the
     // launcher's workspace of MATMUL_SPLIT_K products that matmul_sum_splits adds up.
@@ -287,6 +291,27 @@ matmul_blocked(__global const float* restrict a, __global const float* restrict 
             }
         }
     }
+}
+
+// Any K and N: the float4 paths chosen at run time.
+__kernel __attribute__((reqd_work_group_size(MATMUL_THREADS_X, MATMUL_THREADS_Y, 1))) void
+matmul_blocked(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
+               const uint m, const uint n, const uint k)
+{
+    __local float4 a_storage[MATMUL_A_STORAGE];
+    __local float4 b_storage[MATMUL_B_STORAGE];
+    matmul_blocked_tile(a, b, c, m, n, k, a_storage, b_storage, k % 4 == 0, n % 4 == 0);
+}
+
+// K and N multiples of 4, which the launcher checks: the float4 paths alone (the CUDA kernel's
+// registers).
+__kernel __attribute__((reqd_work_group_size(MATMUL_THREADS_X, MATMUL_THREADS_Y, 1))) void
+matmul_blocked_aligned(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
+                       const uint m, const uint n, const uint k)
+{
+    __local float4 a_storage[MATMUL_A_STORAGE];
+    __local float4 b_storage[MATMUL_B_STORAGE];
+    matmul_blocked_tile(a, b, c, m, n, k, a_storage, b_storage, true, true);
 }
 
 // Split K's second step: each of the `count` elements of C the sum of its MATMUL_SPLIT_K partial

@@ -264,6 +264,7 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         }
         const Program program = device.build(kernels::matmul(), options);
         kernel_ = program.kernel(found->entry);
+        aligned_kernel_ = program.kernel("matmul_blocked_aligned");
         block_ = {tiles.bn / tiles.tn, tiles.bm / tiles.tm, 1};
         tile_ = {tiles.bn, tiles.bm, 1};
         split_k_ = tiles.split_k;
@@ -272,11 +273,13 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         }
     }
     const std::size_t threads = block_.x * block_.y;
-    if (kernel_.properties().max_block_size < threads) {
-        throw Unsupported(device.backend(), "matmul::Launcher",
-                          variant + " runs in blocks of " + std::to_string(threads) + " threads; " + device.selector() +
-                              " launches " + found->entry + " with at most " +
-                              std::to_string(kernel_.properties().max_block_size));
+    for (const Kernel* product : {&kernel_, &aligned_kernel_}) {
+        if (product->state() && product->properties().max_block_size < threads) {
+            throw Unsupported(device.backend(), "matmul::Launcher",
+                              variant + " runs in blocks of " + std::to_string(threads) + " threads; " +
+                                  device.selector() + " launches " + product->name() + " with at most " +
+                                  std::to_string(product->properties().max_block_size));
+        }
     }
 }
 
@@ -305,15 +308,16 @@ void Launcher::run(Queue& queue, const Buffer<float>& a, const Buffer<float>& b,
         Range::grid_block(split_k_ > 1 ? 3 : 2, {tiles(n, tile_.x), tiles(m, tile_.y), split_k_}, block_);
     const auto m32 = static_cast<std::uint32_t>(m), n32 = static_cast<std::uint32_t>(n),
                k32 = static_cast<std::uint32_t>(k);
+    const Kernel& product = aligned_kernel_.state() && k % 4 == 0 && n % 4 == 0 ? aligned_kernel_ : kernel_;
     if (split_k_ == 1) {
-        queue.launch(kernel_, range, a, b, c, m32, n32, k32);
+        queue.launch(product, range, a, b, c, m32, n32, k32);
         return;
     }
     // Held through both launches: threads that share a queue would otherwise interleave their
     // products' two kernels on its one workspace.
     const std::lock_guard lock(workspaces_mutex_);
     const Buffer<float> partial = workspace(queue, split_k_ * m * n);
-    queue.launch(kernel_, range, a, b, partial, m32, n32, k32);
+    queue.launch(product, range, a, b, partial, m32, n32, k32);
     queue.launch(sum_splits_, Range::cover(m * n, 256), partial, c, static_cast<std::uint32_t>(m * n));
 }
 

@@ -120,6 +120,8 @@ private:
     Buffer<float> workspace(Queue& queue, std::size_t elements) const;
 
     Kernel kernel_;
+    /// The blocked kernel for K and N multiples of 4 (its float4 paths alone); none for the others.
+    Kernel aligned_kernel_;
     Dim3 block_; ///< threads a block, x along the columns of C
     Dim3 tile_;  ///< the tile of C a block computes: columns, rows
     std::size_t split_k_ = 1;

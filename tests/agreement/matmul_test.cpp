@@ -470,37 +470,43 @@ class MatmulTiles : public DeviceTest {};
 
 // 32x64x16/4x4 launches blocks of 64 / 4 × 32 / 4 = 16 × 8 threads, which no tuner's choice on a
 // CPU device (its one size class, 256³) would: the blocks launched say the setting was built, and
-// the product agrees with the reference on a size no tile divides; /k2 adds its second kernel.
+// the product agrees with the reference on sizes no tile divides; /k2 adds its second kernel. N of
+// 66 takes the kernel for any shape, N of 68 (K and N multiples of 4) the one with the float4 paths
+// alone.
 TEST_P(MatmulTiles, ASettingBuildsThoseTilesInsteadOfTheTunersChoice)
 {
     const auto workload = WorkloadRegistry::global().find("matmul");
     const auto info = workload->info();
     for (const char* tiles : {"32x64x16/4x4", "64x64x16/8x8/k2"}) {
-        const std::map<std::string, std::string> values{{"m", "70"}, {"n", "66"}, {"k", "52"}, {"tiles", tiles}};
-        std::vector<LaunchRecord> launches;
-        Measurement result;
-        {
-            const LaunchLog log(device());
-            result = run_within_limits(*workload, {device(), "blocked", Settings(info, values), true, test_seed(), {}});
-            launches = log.launches();
-        }
-        EXPECT_TRUE(result.verified) << tiles;
-        EXPECT_LE(result.max_error, result.tolerance) << tiles << ": " << result.tolerance_reason;
-        const auto want = *matmul::parse_tiles(tiles);
-        const auto products = std::count_if(launches.begin(), launches.end(), [&](const LaunchRecord& launch) {
-            return launch.kernel.name() == "matmul_blocked";
-        });
-        ASSERT_GT(products, 0) << tiles;
-        for (const auto& launch : launches) {
-            if (launch.kernel.name() == "matmul_blocked") {
-                EXPECT_EQ(launch.range.block.x, want.bn / want.tn) << tiles;
-                EXPECT_EQ(launch.range.block.y, want.bm / want.tm) << tiles;
+        for (const auto& [n, entry, other] : {std::tuple{"66", "matmul_blocked", "matmul_blocked_aligned"},
+                                              std::tuple{"68", "matmul_blocked_aligned", "matmul_blocked"}}) {
+            SCOPED_TRACE(std::string(tiles) + ", n = " + n);
+            const std::map<std::string, std::string> values{{"m", "70"}, {"n", n}, {"k", "52"}, {"tiles", tiles}};
+            std::vector<LaunchRecord> launches;
+            Measurement result;
+            {
+                const LaunchLog log(device());
+                result =
+                    run_within_limits(*workload, {device(), "blocked", Settings(info, values), true, test_seed(), {}});
+                launches = log.launches();
             }
+            EXPECT_TRUE(result.verified);
+            EXPECT_LE(result.max_error, result.tolerance) << result.tolerance_reason;
+            const auto want = *matmul::parse_tiles(tiles);
+            const auto launched = [&](const std::string& name) {
+                return std::count_if(launches.begin(), launches.end(),
+                                     [&](const LaunchRecord& launch) { return launch.kernel.name() == name; });
+            };
+            ASSERT_GT(launched(entry), 0);
+            EXPECT_EQ(launched(other), 0);
+            for (const auto& launch : launches) {
+                if (launch.kernel.name() == entry) {
+                    EXPECT_EQ(launch.range.block.x, want.bn / want.tn);
+                    EXPECT_EQ(launch.range.block.y, want.bm / want.tm);
+                }
+            }
+            EXPECT_EQ(launched("matmul_sum_splits") > 0, want.split_k > 1);
         }
-        const bool sums = std::any_of(launches.begin(), launches.end(), [](const LaunchRecord& launch) {
-            return launch.kernel.name() == "matmul_sum_splits";
-        });
-        EXPECT_EQ(sums, want.split_k > 1) << tiles;
     }
 }
 
