@@ -147,6 +147,12 @@ bool splits_tried(DeviceType type, std::size_t size)
     return type == DeviceType::gpu && size <= 2048;
 }
 
+/// Whether blocks an SM (`@2`) is a register ceiling on `device`: on CUDA and NVIDIA's OpenCL.
+bool register_ceiling_applies(const Device& device)
+{
+    return device.backend() == "cuda" || device.properties().platform == "NVIDIA CUDA";
+}
+
 } // namespace
 
 std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles)
@@ -160,6 +166,19 @@ std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles)
         }
     }
     return most > 1 ? static_cast<std::uint64_t>(most) * shape.m * shape.n * sizeof(float) : 0;
+}
+
+std::vector<BlockedTiles> search_candidates(const Device& device, std::size_t size)
+{
+    const bool splits = splits_tried(device.properties().type, size);
+    const bool ceiling = register_ceiling_applies(device);
+    std::vector<BlockedTiles> tried;
+    for (const auto& candidate : blocked_candidates()) {
+        if ((candidate.split_k == 1 || splits) && (candidate.blocks_per_sm == 1 || ceiling)) {
+            tried.push_back(candidate);
+        }
+    }
+    return tried;
 }
 
 namespace {
@@ -184,11 +203,7 @@ BlockedTiles search_tiles(const Device& device, std::size_t size)
     queue.fill(b, 1.0f);
     std::optional<BlockedTiles> best;
     double best_ms = 0;
-    const bool splits = splits_tried(device.properties().type, size);
-    for (const auto& candidate : blocked_candidates()) {
-        if (candidate.split_k > 1 && !splits) {
-            continue; // see blocked_candidates()
-        }
+    for (const auto& candidate : search_candidates(device, size)) {
         try {
             const Launcher launcher(device, "blocked", candidate);
             launcher.run(queue, a, b, c, shape); // the first launch loads the module
@@ -258,7 +273,7 @@ Launcher::Launcher(const Device& device, const std::string& variant, const Block
         }
         // Blocks an SM, as the CUDA kernel's __launch_bounds__(threads, MATMUL_MIN_BLOCKS) asks of
         // ptxas: the same register ceiling (64K registers an SM) through cl_nv_compiler_options.
-        if (tiles.blocks_per_sm > 1 && device.backend() == "opencl" && device.properties().platform == "NVIDIA CUDA") {
+        if (tiles.blocks_per_sm > 1 && device.backend() == "opencl" && register_ceiling_applies(device)) {
             options.flags = "-cl-nv-maxrregcount=" +
                             std::to_string(std::min<std::size_t>(255, 65536 / (tiles.blocks_per_sm * tiles.threads())));
         }

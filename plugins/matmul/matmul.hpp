@@ -88,9 +88,14 @@ std::size_t tuning_size(DeviceType type, const Shape& shape);
 /// blocked_candidates()), else none; with tiles named (the `tiles` setting), their split's.
 std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles = "auto");
 
+/// The candidates a search for products of `size`³ on `device` times: split K on a GPU at 2048³
+/// and below only; blocks an SM (`@2`) only where that is a register ceiling (CUDA, NVIDIA's
+/// OpenCL), since elsewhere it builds the same code as its twin without it.
+std::vector<BlockedTiles> search_candidates(const Device& device, std::size_t size);
+
 /// The blocked kernel's tiles for products of `shape` on `device`: the tuner's choice for its size
 /// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class and
-/// matmul's kernel sources), else a search now over blocked_candidates(), each the best of three
+/// matmul's kernel sources), else a search now over search_candidates(), each the best of three
 /// products of the class's size, whose winner is stored for later runs. A candidate the device
 /// cannot build or launch is passed over; if none can run, the defaults.
 BlockedTiles tuned_tiles(const Device& device, const Shape& shape);

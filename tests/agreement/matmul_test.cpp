@@ -301,6 +301,29 @@ TEST(MatmulBlockedTilesRule, AGpuTunesEachSizeClassAndAnotherDeviceOneSize)
     }
 }
 
+// A CPU device's search builds each distinct kernel once: no split of K (a GPU's, at 2048³ and
+// below), and no `@2`, which only CUDA and NVIDIA's OpenCL read as a register ceiling.
+TEST(MatmulBlockedTilesRule, ACpuSearchTriesNeitherSplitsNorRegisterCeilings)
+{
+    std::size_t cpus = 0;
+    for (const Device& device : all_devices()) {
+        if (device.properties().type != DeviceType::cpu) {
+            continue;
+        }
+        ++cpus;
+        const auto tried = matmul::search_candidates(device, 256);
+        EXPECT_FALSE(tried.empty());
+        for (const auto& tiles : matmul::blocked_candidates()) {
+            const bool expected = tiles.split_k == 1 && tiles.blocks_per_sm == 1;
+            EXPECT_EQ(std::count(tried.begin(), tried.end(), tiles), expected ? 1 : 0)
+                << device.selector() << ": " << tiles.name();
+        }
+    }
+    if (cpus == 0) {
+        GTEST_SKIP() << "no CPU device";
+    }
+}
+
 // What the cache keeps is the name: each reads back as the same tiles, and nothing else reads.
 TEST(MatmulBlockedTilesRule, NamesReadBackAsTheSameTiles)
 {
