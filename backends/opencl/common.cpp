@@ -102,7 +102,7 @@ void fail_native(cl_int code, const char* call, std::string message)
         // once one of them has faulted, and the queue takes nothing more.
         const std::string_view waited(call);
         if ((code == CL_INVALID_COMMAND_QUEUE || code == CL_OUT_OF_RESOURCES) &&
-            (waited == "clFinish" || waited == "clWaitForEvents")) {
+            (waited == "clFinish" || waited == "clWaitForEvents" || waited == "clFlush")) {
             message += ": an earlier command on this queue faulted (a kernel's access out of bounds, or a copy or "
                        "fill the driver could not carry out), and the queue is unusable";
         }

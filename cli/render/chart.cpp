@@ -410,7 +410,7 @@ struct LabelPlace {
 /// it would run into the legend). Points of one workload mostly share an intensity, so their labels
 /// stack in a column: they keep their points' order top to bottom, a line apart, pushed down past
 /// each other and past `taken` (the roofs' texts), then pulled back up where the column would run
-/// below the plot. A label moved off its point gets a leader line to it.
+/// below the plot. Each label has a leader line to its point.
 std::vector<std::vector<LabelPlace>> label_places(const std::vector<RooflineSeries>& series, const Scale& x_scale,
                                                   const Scale& y_scale, const std::vector<LabelBox>& taken)
 {
@@ -471,7 +471,9 @@ std::vector<std::vector<LabelPlace>> label_places(const std::vector<RooflineSeri
         placed.push_back(label);
     }
     // Up the points, bottom first: a label below the plot's floor comes back up to it, and each
-    // label above whatever it would then overprint.
+    // label above whatever it would then overprint; unless that would take a label above the
+    // plot, where a column is longer than the plot is high: it then runs on below the floor.
+    const auto down = places;
     const double floor = line_bottom - 2;
     placed = taken;
     for (auto at = order.rbegin(); at != order.rend(); ++at) {
@@ -490,13 +492,16 @@ std::vector<std::vector<LabelPlace>> label_places(const std::vector<RooflineSeri
             }
             label.baseline = hit->baseline - label_line;
         }
+        if (label.baseline < line_top + 4) {
+            return down;
+        }
         placed.push_back(label);
     }
     return places;
 }
 
-/// A series: its points joined, each a circle with its label at its place (and a leader where that
-/// is off the point), and its legend entry.
+/// A series: its points joined, each a circle with its label at its place and a leader line from
+/// the one to the other, and its legend entry.
 std::string roofline_series_marks(const RooflineSeries& series, const std::vector<LabelPlace>& places,
                                   const Scale& x_scale, const Scale& y_scale, double legend_y)
 {
@@ -559,11 +564,9 @@ std::string roofline(const RooflineChart& chart)
             ys.push_back(roof.gflops);
         }
     }
-    const double plot_height = line_bottom + 50;
+    double plot_height = line_bottom + 50;
     const double legend_height = line_top + 18.0 * static_cast<double>(drawn.size()) + 20;
-    const double height = std::max(plot_height, legend_height) + 18.0 * static_cast<double>(notes.size()) + 10;
-    std::string svg = svg_open(width, height, chart.title);
-    double note_y = std::max(plot_height, legend_height) + 14;
+    std::string svg; // after the opening tag, whose height the labels may raise
     if (xs.empty()) {
         svg += text(line_left, line_top + 40, "no roof and no kernel to draw");
     } else {
@@ -585,8 +588,14 @@ std::string roofline(const RooflineChart& chart)
         for (std::size_t index = 0; index < drawn.size(); ++index) {
             svg += roofline_series_marks(drawn[index], places[index], x_scale, y_scale, legend_y);
             legend_y += 18;
+            for (const auto& place : places[index]) {
+                plot_height = std::max(plot_height, place.box.baseline + 20); // a column longer than the plot
+            }
         }
     }
+    double note_y = std::max(plot_height, legend_height) + 14;
+    const double height = std::max(plot_height, legend_height) + 18.0 * static_cast<double>(notes.size()) + 10;
+    svg = svg_open(width, height, chart.title) + svg;
     for (const auto& note : notes) {
         svg += text(10, note_y, note, "class=\"note\"");
         note_y += 18;

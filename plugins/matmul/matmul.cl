@@ -186,10 +186,9 @@ void matmul_blocked_store(__local float (*a_tile)[MATMUL_BM + MATMUL_A_PAD], __l
 
 // One work-group's tile of C, the body of both blocked kernels below: float4 loads of A where
 // `vector_a`, of B and stores of C where `vector_b`, else element by element.
-inline void matmul_blocked_tile(__global const float* restrict a, __global const float* restrict b,
-                                __global float* restrict c, const uint m, const uint n, const uint k,
-                                __local float4* a_storage, __local float4* b_storage, const bool vector_a,
-                                const bool vector_b)
+void matmul_blocked_tile(__global const float* restrict a, __global const float* restrict b, __global float* restrict c,
+                         const uint m, const uint n, const uint k, __local float4* a_storage, __local float4* b_storage,
+                         const bool vector_a, const bool vector_b)
 {
     // float4 storage seen as floats: the tiles' rows are then 16-byte aligned for the float4 reads.
     __local float(*a_tile)[MATMUL_BK][MATMUL_BM + MATMUL_A_PAD] =

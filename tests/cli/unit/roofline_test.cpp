@@ -219,14 +219,16 @@ struct PlacedText {
     double left = 0, right = 0, baseline = 0;
 };
 
-// Every `class="label"` and `class="legend"` text inside the plot (the series' legend lies right of it).
+// Every text inside the plot: the points' labels, the roof's name (a `legend` text; the series'
+// legend lies right of the plot) and the ridge's (a `tick` text; the axes' ticks lie outside it).
 std::vector<PlacedText> plot_texts(const std::string& svg)
 {
     std::vector<PlacedText> texts;
     for (std::size_t at = svg.find("<text "); at != std::string::npos; at = svg.find("<text ", at + 1)) {
         const std::string tag = svg.substr(at, svg.find('>', at) - at);
         const bool label = tag.find("class=\"label\"") != std::string::npos;
-        if (!label && tag.find("class=\"legend\"") == std::string::npos) {
+        const bool tick = tag.find("class=\"tick\"") != std::string::npos;
+        if (!label && !tick && tag.find("class=\"legend\"") == std::string::npos) {
             continue;
         }
         const auto start = svg.find('>', at) + 1;
@@ -237,7 +239,8 @@ std::vector<PlacedText> plot_texts(const std::string& svg)
         const bool end_anchored = tag.find("text-anchor=\"end\"") != std::string::npos;
         text.left = end_anchored ? x - width : x;
         text.right = end_anchored ? x : x + width;
-        if (label || text.left < 600) {
+        const bool in_plot = text.left >= 80 && text.left < 600 && text.baseline <= 340;
+        if (label || (!tick && text.left < 600) || (tick && in_plot)) {
             texts.push_back(text);
         }
     }
@@ -268,7 +271,7 @@ TEST(RooflineChart, AColumnOfLabelsKeepsItsPointsOrderClearOfEachOtherAndOfTheRo
     }
     const std::string svg = chart::roofline(chart);
     const auto texts = plot_texts(svg);
-    ASSERT_EQ(texts.size(), 18u + 1u) << "18 labels and the roof's name";
+    ASSERT_EQ(texts.size(), 18u + 2u) << "18 labels, the roof's name and the ridge's";
     for (std::size_t a = 0; a < texts.size(); ++a) {
         EXPECT_GE(texts[a].baseline, 40.0) << texts[a].content << " above the plot";
         EXPECT_LE(texts[a].baseline, 340.0) << texts[a].content << " below the plot";
@@ -307,6 +310,30 @@ TEST(RooflineChart, AColumnOfLabelsKeepsItsPointsOrderClearOfEachOtherAndOfTheRo
         ++leaders;
     }
     EXPECT_EQ(leaders, 18u);
+}
+
+// More points at one intensity than the plot has lines for (six variants on five devices): the
+// column keeps its order and a line between labels, starts within the plot and runs on below it,
+// and the chart grows to hold it, so that no label leaves the drawing.
+TEST(RooflineChart, AColumnLongerThanThePlotRunsOnBelowItInsideTheDrawing)
+{
+    chart::RooflineChart chart{"matmul: roofline", {{"GPU (FP32 FMA rate)", 3352.32, 66908.16, "#666"}}, {}, {}};
+    for (int point = 0; point < 30; ++point) {
+        chart.series.push_back({"v" + std::to_string(point) + " on d",
+                                "#1b9e77",
+                                {{"v" + std::to_string(point) + " API", 170.67, 100.0 + 1000.0 * point}}});
+    }
+    const std::string svg = chart::roofline(chart);
+    const double height = std::stod(svg.substr(svg.find("height=\"") + 8));
+    std::vector<double> baselines;
+    for (int point = 29; point >= 0; --point) { // highest rate first: top to bottom
+        baselines.push_back(label_baseline(svg, "v" + std::to_string(point) + " API"));
+    }
+    EXPECT_GE(baselines.front(), 40.0) << "the column starts within the plot";
+    EXPECT_LE(baselines.back() + 4, height) << "the chart holds the column's end";
+    for (std::size_t i = 1; i < baselines.size(); ++i) {
+        EXPECT_GE(baselines[i] - baselines[i - 1], 12.99) << "label " << i;
+    }
 }
 
 TEST(RooflineChart, SaysWhyThereIsNoRoofAndWhatIsNotDrawn)
