@@ -357,10 +357,37 @@ struct LabelBox {
 /// The label class's 12px font: a line's height, and a character's width on average.
 constexpr double label_line = 13, label_character = 6.5;
 
+/// Whether the extents of two labels cross, left to right.
+bool crosses(const LabelBox& box, const LabelBox& other)
+{
+    return box.left < other.right && other.left < box.right;
+}
+
 /// Whether `box` overprints `other`: their extents cross and their baselines are under a line apart.
 bool overprints(const LabelBox& box, const LabelBox& other)
 {
-    return box.left < other.right && other.left < box.right && std::abs(box.baseline - other.baseline) < label_line;
+    return crosses(box, other) && std::abs(box.baseline - other.baseline) < label_line;
+}
+
+/// Moves `label` a line at a time in `direction` (+1 down, -1 up) past each label of `placed` from
+/// `first` on that it crosses, so that their order holds, then past anything of `placed` it would
+/// still overprint.
+void settle(LabelBox& label, const std::vector<LabelBox>& placed, std::size_t first, double direction)
+{
+    for (std::size_t other = first; other < placed.size(); ++other) {
+        if (crosses(label, placed[other])) {
+            const double beyond = placed[other].baseline + direction * label_line;
+            label.baseline = direction > 0 ? std::max(label.baseline, beyond) : std::min(label.baseline, beyond);
+        }
+    }
+    for (int guard = 0; guard < 1000; ++guard) {
+        const auto hit =
+            std::find_if(placed.begin(), placed.end(), [&](const LabelBox& other) { return overprints(label, other); });
+        if (hit == placed.end()) {
+            return;
+        }
+        label.baseline = hit->baseline + direction * label_line;
+    }
 }
 
 /// A roof: the bandwidth line from where it enters the plot up to the ridge, then the FMA rate
@@ -449,49 +476,22 @@ std::vector<std::vector<LabelPlace>> label_places(const std::vector<RooflineSeri
     }
     std::stable_sort(order.begin(), order.end(), [](const Wanted& a, const Wanted& b) { return a.y < b.y; });
     const auto box = [&](const Wanted& at) -> LabelBox& { return places[at.series][at.point].box; };
-    const auto crosses = [](const LabelBox& a, const LabelBox& b) { return a.left < b.right && b.left < a.right; };
     // Down the points, top first: each label below the labels above it that it crosses, then below
     // whatever it would still overprint.
     std::vector<LabelBox> placed = taken;
     for (const auto& at : order) {
-        LabelBox& label = box(at);
-        for (auto other = placed.begin() + static_cast<std::ptrdiff_t>(taken.size()); other != placed.end(); ++other) {
-            if (crosses(label, *other)) {
-                label.baseline = std::max(label.baseline, other->baseline + label_line);
-            }
-        }
-        for (int guard = 0; guard < 1000; ++guard) {
-            const auto hit = std::find_if(placed.begin(), placed.end(),
-                                          [&](const LabelBox& other) { return overprints(label, other); });
-            if (hit == placed.end()) {
-                break;
-            }
-            label.baseline = hit->baseline + label_line;
-        }
-        placed.push_back(label);
+        settle(box(at), placed, taken.size(), +1);
+        placed.push_back(box(at));
     }
     // Up the points, bottom first: a label below the plot's floor comes back up to it, and each
     // label above whatever it would then overprint; unless that would take a label above the
     // plot, where a column is longer than the plot is high: it then runs on below the floor.
     const auto down = places;
-    const double floor = line_bottom - 2;
     placed = taken;
     for (auto at = order.rbegin(); at != order.rend(); ++at) {
         LabelBox& label = box(*at);
-        label.baseline = std::min(label.baseline, floor);
-        for (auto other = placed.begin() + static_cast<std::ptrdiff_t>(taken.size()); other != placed.end(); ++other) {
-            if (crosses(label, *other)) {
-                label.baseline = std::min(label.baseline, other->baseline - label_line);
-            }
-        }
-        for (int guard = 0; guard < 1000; ++guard) {
-            const auto hit = std::find_if(placed.begin(), placed.end(),
-                                          [&](const LabelBox& other) { return overprints(label, other); });
-            if (hit == placed.end()) {
-                break;
-            }
-            label.baseline = hit->baseline - label_line;
-        }
+        label.baseline = std::min(label.baseline, line_bottom - 2);
+        settle(label, placed, taken.size(), -1);
         if (label.baseline < line_top + 4) {
             return down;
         }
