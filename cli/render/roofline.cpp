@@ -82,16 +82,17 @@ chart::RooflineChart roofline_chart(std::span<const Run> runs, std::span<const R
         if (!line.intensity || !line.gflops) {
             continue; // roofline_notes says why
         }
-        // Two devices of one name through one API (PoCL's two CPU devices) are told apart by their labels.
-        std::string point_label = run.job.variant + " " + api_label(run.job.device);
+        // Two devices of one name (PoCL's two CPU devices), not one GPU through two APIs, measured on
+        // this variant: the point's label ends with its device, and its series' legend starts so.
         const auto namesake = [&](const Run& other) {
-            return &other != &run && other.job.variant == run.job.variant &&
-                   api_label(other.job.device) == api_label(run.job.device);
+            const DeviceProperties& theirs = other.job.device.properties();
+            return other.measured() && other.job.variant == run.job.variant && other.job.label != run.job.label &&
+                   theirs.name == device.name && !same_gpu(theirs, device);
         };
-        if (std::any_of(runs.begin(), runs.end(), namesake)) {
-            point_label += " " + run.job.label;
-        }
-        const chart::RooflinePoint point{point_label, *line.intensity, *line.gflops};
+        const bool told_apart = std::any_of(runs.begin(), runs.end(), namesake);
+        const chart::RooflinePoint point{run.job.variant + " " + api_label(run.job.device) +
+                                             (told_apart ? " " + run.job.label : ""),
+                                         *line.intensity, *line.gflops};
         const auto same = std::find_if(series_runs.begin(), series_runs.end(), [&](const Run* other) {
             return other->job.variant == run.job.variant && same_gpu(other->job.device.properties(), device);
         });
@@ -100,20 +101,10 @@ chart::RooflineChart roofline_chart(std::span<const Run> runs, std::span<const R
             continue;
         }
         series_runs.push_back(&run);
-        chart.series.push_back({run.job.variant + " on " + device.name, chart::palette(chart.series.size()), {point}});
-    }
-    // Likewise the series of two devices of one name: the legend (cut short at its end) starts with
-    // the device each series starts from.
-    std::vector<bool> shared_label(chart.series.size());
-    for (std::size_t i = 0; i < chart.series.size(); ++i) {
-        for (std::size_t j = 0; j < chart.series.size(); ++j) {
-            shared_label[i] = shared_label[i] || (i != j && chart.series[i].label == chart.series[j].label);
-        }
-    }
-    for (std::size_t i = 0; i < chart.series.size(); ++i) {
-        if (shared_label[i]) {
-            chart.series[i].label = series_runs[i]->job.label + " " + chart.series[i].label;
-        }
+        // The legend is cut short at its end: the device goes first.
+        chart.series.push_back({(told_apart ? run.job.label + " " : "") + run.job.variant + " on " + device.name,
+                                chart::palette(chart.series.size()),
+                                {point}});
     }
     return chart;
 }
