@@ -448,6 +448,10 @@ duet_status device_properties(duet_device device, duet_device_properties* proper
             props.registers_per_block = device->registers_per_block;
             props.warp_width = device->warp_width;
             props.integrated = device_info<cl_bool>(id, CL_DEVICE_INTEGRATED_MEMORY_NV) ? 1 : 0;
+            // NVIDIA's global memory cache is not the L2 (4.1 MiB on an H100, whose L2 holds
+            // 50): not known, rather than a figure a reader or the kit's spacer takes for it. The
+            // raw properties keep the driver's.
+            props.l2_cache = 0;
             // Not in NVIDIA's extension text, so older drivers may refuse it.
             props.copy_engines = optional_info<cl_uint>(clGetDeviceInfo, id, async_engine_count_nv).value_or(0);
             const auto bus = optional_info<cl_uint>(clGetDeviceInfo, id, pci_bus_id_nv);

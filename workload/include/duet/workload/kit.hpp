@@ -411,8 +411,8 @@ template <class T>
 void judge_check_pass(const std::string& name, std::span<const T> timed, std::span<const T> read, std::size_t offset,
                       std::size_t total, bool judged, Writes& writes);
 
-/// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer of twice
-/// the device's last-level cache and writes nothing. The launch is then already queued when the
+/// Device work enqueued just before a timed launch: a kernel that reads a scratch buffer larger
+/// than the device's last-level cache and writes nothing. The launch is then already queued when the
 /// device reaches the kernel phase's start, whatever the host was doing (CUDA's pageable copies
 /// return only once their data is staged), and the cache is full of clean lines whatever ran
 /// before: dirty lines left by a copy or a fill cost a memory-bound kernel their write-back, more
@@ -424,8 +424,8 @@ public:
     static constexpr std::string_view kernel_name = "workload_spacer";
 
     explicit Spacer(const Device& device);
-    /// Twice the last-level cache (64 MiB on a GPU that does not say), 1 MiB on a CPU device,
-    /// and less where the device has little memory.
+    /// On a GPU twice the last-level cache and at least 256 MiB; 1 MiB on a CPU device; less where
+    /// the device has little memory.
     static std::uint64_t bytes(const Device& device);
     void enqueue(Queue& queue) const;
 
