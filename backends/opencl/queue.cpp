@@ -313,7 +313,9 @@ public:
             for (std::size_t index = shares - 1; index < parts_.size(); ++index) {
                 parts_[index] = {};
             }
-            pending_ = helpers_.size();
+            // Waits for the helpers with a part alone: one waking late for an empty part would add
+            // its wake-up to the copy's time.
+            pending_ = shares - 1;
             ++round_;
         }
         work_.notify_all();
@@ -341,10 +343,11 @@ private:
             }
             seen = round_;
             const Part part = parts_[index];
-            lock.unlock();
-            if (part.bytes > 0) {
-                std::memcpy(part.dst, part.src, part.bytes);
+            if (part.bytes == 0) {
+                continue;
             }
+            lock.unlock();
+            std::memcpy(part.dst, part.src, part.bytes);
             lock.lock();
             if (--pending_ == 0) {
                 done_.notify_one();
@@ -356,7 +359,7 @@ private:
     std::condition_variable work_, done_;
     std::vector<Part> parts_; ///< each helper's part of the round; empty for one with none
     std::size_t round_ = 0;   ///< counts copies, so that a helper takes each part once
-    std::size_t pending_ = 0; ///< helpers yet to finish the round
+    std::size_t pending_ = 0; ///< helpers with a part yet to finish the round
     bool stopping_ = false;
     std::vector<std::thread> helpers_;
 };
