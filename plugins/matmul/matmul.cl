@@ -3,6 +3,8 @@
 // work-items touch neighbouring addresses. Indices are 32-bit: the launcher refuses matrices of
 // 2^32 elements or more.
 
+// A tile search builds the blocked kernels alone, some sixteen times over (MATMUL_BLOCKED_ONLY).
+#ifndef MATMUL_BLOCKED_ONLY
 // Every product of row `row` of A with column `col` of B, read straight from global memory.
 __kernel void matmul_naive(__global const float* a, __global const float* b, __global float* c, const uint m,
                            const uint n, const uint k)
@@ -78,6 +80,7 @@ __kernel __attribute__((reqd_work_group_size(32, 32, 1))) void matmul_tiled32(__
     matmul_tiled(32, a_tile, b_tile, a, b, c, m, n, k);
 }
 
+#endif // MATMUL_BLOCKED_ONLY
 // A work-group computes a MATMUL_BM × MATMUL_BN tile of C, each of its (BM/TM) × (BN/TN)
 // work-items a TM × TN register tile made of 4 × 4 pieces: rows 4·ty + r + g·4·(BM/TM) and
 // columns 4·tx + s + h·4·(BN/TN), for r, s < 4, so that a work-item reads its column of A's tile

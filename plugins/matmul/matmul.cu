@@ -3,6 +3,8 @@
 // element of C; x runs along the columns, so neighbouring threads touch neighbouring addresses.
 // Indices are 32-bit: the launcher refuses matrices of 2^32 elements or more.
 
+// A tile search builds the blocked kernels alone, some sixteen times over (MATMUL_BLOCKED_ONLY).
+#ifndef MATMUL_BLOCKED_ONLY
 // Every product of row `row` of A with column `col` of B, read straight from global memory.
 extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c, unsigned int m, unsigned int n,
                                         unsigned int k)
@@ -69,6 +71,7 @@ extern "C" __global__ void __launch_bounds__(32 * 32)
     matmul_tiled<32>(a, b, c, m, n, k);
 }
 
+#endif // MATMUL_BLOCKED_ONLY
 // A block computes a MATMUL_BM × MATMUL_BN tile of C, each of its (BM/TM) × (BN/TN) threads a
 // TM × TN register tile made of 4 × 4 pieces: rows 4·ty + r + g·4·(BM/TM) and columns
 // 4·tx + s + h·4·(BN/TN), for r, s < 4, so that a thread reads its column of A's tile and its row
