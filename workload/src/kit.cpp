@@ -474,9 +474,9 @@ std::uint64_t Spacer::bytes(const Device& device)
     const auto& p = device.properties();
     std::uint64_t bytes = std::uint64_t{1} << 20;
     if (p.type == DeviceType::gpu) {
-        // At least 256 MiB, more than any GPU's last-level cache, whatever the API reports of it:
-        // OpenCL has no query for it (NVIDIA's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is 4.1 MiB on an
-        // H100, whose L2 holds 50), and one GPU seen through both APIs gets one spacer.
+        // At least 256 MiB (five times an H100's L2), whatever the API reports of the cache:
+        // OpenCL has no query for the L2 (NVIDIA's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is 4.1 MiB on an
+        // H100), and one GPU seen through both APIs gets one spacer.
         bytes = std::max(2 * p.l2_cache, std::uint64_t{256} << 20);
     }
     if (p.max_allocation != 0) {
