@@ -106,12 +106,6 @@ struct duet_device_s : duet::backend::Handle {
     /// Looked up on the device's first recording (sequence.cpp).
     std::once_flag command_buffers_once;
     duet::backend::opencl::CommandBuffers command_buffers;
-    /// The queues (each retained once) that took a marker since they were last flushed: a marker is
-    /// not flushed as it is recorded (queue_record says why), so these are flushed before the host
-    /// waits for anything on the device, as a flush at each marker did. Else a second queue's work
-    /// would reach the device only once the host waited on that queue, after the first's.
-    std::mutex unflushed_mutex;
-    std::vector<cl_command_queue> unflushed;
 
     ~duet_device_s();
 };
@@ -157,7 +151,6 @@ struct duet_host_memory_s : duet::backend::Handle {
 
 struct duet_event_s : duet::backend::Handle {
     cl_event event = nullptr;
-    duet_device_s* device = nullptr; ///< whose unflushed queues go to the device before a wait on it
 
     ~duet_event_s();
 };
@@ -200,10 +193,6 @@ BackendState<duet_device_s>& state();
 std::unique_ptr<duet_host_memory_s> pinned_host_memory(duet_device_s& device, std::size_t bytes);
 
 duet_status kernel_parameters(duet_kernel kernel, void (*sink)(void*, const char*, const char*), void* context);
-
-/// Flushes the queues of `device` that took a marker since their last flush (duet_device_s::unflushed);
-/// called before the host waits for anything on the device (queue.cpp).
-void flush_recorded(duet_device_s& device);
 
 /// What OpenCL reports and CUDA does not: each kernel parameter's address space and type.
 inline const Extension extensions[] = {

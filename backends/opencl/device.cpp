@@ -507,8 +507,6 @@ duet_status device_program_format(duet_device, std::uint32_t index, duet_program
 
 duet_device_s::~duet_device_s()
 {
-    for (const cl_command_queue queue : unflushed)
-        clReleaseCommandQueue(queue);
     if (mapping_queue)
         clReleaseCommandQueue(mapping_queue);
     if (context)

@@ -13,7 +13,6 @@ cl_ulong end_time(const duet_event_s& event)
     };
     cl_int code = query();
     if (code == CL_PROFILING_INFO_NOT_AVAILABLE) {
-        flush_recorded(*event.device);
         // NVIDIA's OpenCL (driver 580) answered this for a marker after clFinish of its queue, where
         // a staged copy's own events came before the marker: the event's state lagged its queue's.
         // Waiting on the event brings it up to date; one the caller had not finished is waited for.
@@ -36,17 +35,13 @@ duet_status event_release(duet_event event)
 
 duet_status event_wait(duet_event event)
 {
-    return guard([&] {
-        flush_recorded(*event->device);
-        check(clWaitForEvents(1, &event->event), "clWaitForEvents");
-    });
+    return guard([&] { check(clWaitForEvents(1, &event->event), "clWaitForEvents"); });
 }
 
 duet_status event_query(duet_event event, int* complete)
 {
     return guard([&] {
         cl_int status = CL_QUEUED;
-        flush_recorded(*event->device); // an unflushed marker would never complete
         check(clGetEventInfo(event->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
               "clGetEventInfo");
         // A negative execution status is the error code of a command before the marker.

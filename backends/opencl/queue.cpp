@@ -165,28 +165,9 @@ duet_status queue_release(duet_queue queue)
     return guard([&] { delete queue; });
 }
 
-void flush_recorded(duet_device_s& device)
-{
-    std::vector<cl_command_queue> queues;
-    {
-        const std::lock_guard lock(device.unflushed_mutex);
-        queues.swap(device.unflushed);
-    }
-    cl_int failed = CL_SUCCESS;
-    for (const cl_command_queue queue : queues) {
-        const cl_int code = clFlush(queue);
-        failed = failed == CL_SUCCESS ? code : failed;
-        clReleaseCommandQueue(queue);
-    }
-    check(failed, "clFlush");
-}
-
 duet_status queue_finish(duet_queue queue)
 {
-    return guard([&] {
-        flush_recorded(*queue->device);
-        check(clFinish(queue->queue), "clFinish");
-    });
+    return guard([&] { check(clFinish(queue->queue), "clFinish"); });
 }
 
 // Transfers, copies and fills of more than a piece go in as several commands, one after another on
@@ -507,7 +488,6 @@ duet_status queue_write(duet_queue queue, duet_buffer dst, std::size_t offset, c
 {
     return guard([&] {
         if (stages(*queue, src, bytes)) {
-            flush_recorded(*queue->device); // the staged write waits on the host
             staging_of(*queue).write(queue->queue, dst->memory, offset, static_cast<const char*>(src), bytes);
             return;
         }
@@ -523,7 +503,6 @@ duet_status queue_read(duet_queue queue, void* dst, duet_buffer src, std::size_t
 {
     return guard([&] {
         if (stages(*queue, dst, bytes)) {
-            flush_recorded(*queue->device); // the staged read waits on the host
             staging_of(*queue).read(queue->queue, static_cast<char*>(dst), src->memory, offset, bytes);
             return;
         }
@@ -665,19 +644,9 @@ duet_status queue_record(duet_queue queue, duet_event* event)
     return guard([&] {
         auto recorded = std::make_unique<duet_event_s>();
         check(clEnqueueMarkerWithWaitList(queue->queue, 0, nullptr, &recorded->event), "clEnqueueMarkerWithWaitList");
-        // Not flushed here: a timed phase starts with a marker, and a flush then would send it (and
-        // the spacer before it) to the device alone, leaving the phase's own commands to follow only
-        // once the host has enqueued them. The device would idle inside the phase, and its time
-        // would count the host's launch. The queue is flushed where its marker has to reach the
-        // device: before the host waits for anything on the device, polls an event, or has another
-        // queue wait for one (OpenCL 1.2, section 5.13).
-        recorded->device = queue->device;
-        const std::lock_guard lock(queue->device->unflushed_mutex);
-        auto& unflushed = queue->device->unflushed;
-        if (std::find(unflushed.begin(), unflushed.end(), queue->queue) == unflushed.end()) {
-            check(clRetainCommandQueue(queue->queue), "clRetainCommandQueue");
-            unflushed.push_back(queue->queue);
-        }
+        // OpenCL lets another queue wait on this event, and event_query see it complete, only
+        // once the command is flushed to the device (OpenCL 1.2, section 5.13).
+        check(clFlush(queue->queue), "clFlush");
         *event = recorded.release();
     });
 }
@@ -689,10 +658,9 @@ namespace {
 /// A user event completed from the foreign event's callback would not block the host, but NVIDIA's
 /// OpenCL ran such callbacks milliseconds late: a staged copy between two H200s moved 1 GB/s, a
 /// chunk of 8 MiB every 8 ms, where its two legs alone run at 27 GB/s.
-void wait_foreign(const duet_event_s& foreign)
+void wait_foreign(cl_event foreign)
 {
-    flush_recorded(*foreign.device);
-    check(clWaitForEvents(1, &foreign.event), "clWaitForEvents");
+    check(clWaitForEvents(1, &foreign), "clWaitForEvents");
 }
 
 } // namespace
@@ -703,10 +671,9 @@ duet_status queue_wait(duet_queue queue, duet_event event)
         cl_context context = nullptr;
         check(clGetEventInfo(event->event, CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo");
         if (context != queue->device->context) {
-            wait_foreign(*event);
+            wait_foreign(event->event);
             return;
         }
-        flush_recorded(*event->device);
         check(clEnqueueBarrierWithWaitList(queue->queue, 1, &event->event, nullptr), "clEnqueueBarrierWithWaitList");
     });
 }
