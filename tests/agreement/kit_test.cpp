@@ -229,6 +229,32 @@ TEST_P(KitRunner, AnInputDrawnAsAnotherTypeIsRefused)
 
 DUET_INSTANTIATE_FOR_EACH_DEVICE(KitRunner);
 
+// One GPU seen through CUDA and through OpenCL gets one spacer, whatever each API reports of its
+// L2 (NVIDIA's OpenCL reports its SMs' 4.1 MiB on an H100, whose L2 holds 50), and that spacer
+// reads more than twice the L2 CUDA reports: else the OpenCL kernel found lines a copy left dirty.
+TEST(KitSpacer, OneGpuThroughBothApisGetsOneSpacerLargerThanItsL2)
+{
+    std::size_t twins = 0;
+    for (const Device& cuda : all_devices()) {
+        const auto& p = cuda.properties();
+        if (cuda.backend() != "cuda" || p.pci_bus_id.empty()) {
+            continue;
+        }
+        for (const Device& opencl : all_devices()) {
+            if (opencl.backend() != "opencl" || opencl.properties().pci_bus_id != p.pci_bus_id) {
+                continue;
+            }
+            ++twins;
+            const std::uint64_t bytes = Spacer::bytes(cuda);
+            EXPECT_EQ(Spacer::bytes(opencl), bytes) << cuda.selector() << " and " << opencl.selector();
+            EXPECT_GE(bytes, std::min<std::uint64_t>(2 * p.l2_cache, p.global_memory / 32)) << cuda.selector();
+        }
+    }
+    if (twins == 0) {
+        GTEST_SKIP() << "no GPU seen through both CUDA and OpenCL here";
+    }
+}
+
 TEST(KitStatistics, TheMedianComesWithAnIntervalFromTheSamples)
 {
     const std::vector<double> five{5, 1, 4, 2, 3};
