@@ -7,7 +7,9 @@
 #include <duet/detail/setting.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -243,9 +245,13 @@ std::size_t setting(const char* name, std::size_t fallback, std::size_t low, std
 
 } // namespace
 
-/// Host copies of a few MiB split among threads: one thread's memcpy between pageable and pinned
+/// Host copies of a few MiB shared among threads: one thread's memcpy between pageable and pinned
 /// memory ran at about 8 GB/s on an H100's host, under the DMA's 25 and CUDA's 14 device→host.
-/// Threads that share a crew take turns (Staging holds its mutex while it copies).
+/// A copy is cut into pieces that the caller and the helpers claim one at a time, so that a helper
+/// woken late takes fewer pieces or none, and the caller waits at most for the pieces already
+/// claimed: with equal parts, the caller waited for the slowest helper's wake-up, as long as its
+/// own part's copy at 1 MiB. Threads that share a crew take turns (Staging holds its mutex while it
+/// copies).
 class CopyCrew {
 public:
     /// `threads` copying, the caller's included.
@@ -255,12 +261,11 @@ public:
         helpers_.reserve(helpers); // so that no allocation can fail once a thread runs
         try {
             for (std::size_t index = 0; index < helpers; ++index) {
-                helpers_.emplace_back([this, index] { serve(index); });
+                helpers_.emplace_back([this] { serve(); });
             }
         } catch (const std::system_error&) {
-            // Fewer threads than asked for: the copies split among those there are.
+            // Fewer threads than asked for: the pieces go to those there are.
         }
-        parts_.resize(helpers_.size());
     }
     CopyCrew(const CopyCrew&) = delete;
     CopyCrew& operator=(const CopyCrew&) = delete;
@@ -276,46 +281,62 @@ public:
         }
     }
 
-    /// memcpy, the helpers taking a part each where every part would hold at least 512 KiB.
+    /// memcpy, in pieces among the caller and whichever helpers wake in time.
     void copy(char* dst, const char* src, std::size_t bytes)
     {
-        constexpr std::size_t least_part = std::size_t{512} << 10;
-        const std::size_t shares = std::min(helpers_.size() + 1, std::max<std::size_t>(1, bytes / least_part));
-        if (shares == 1) {
+        const std::size_t pieces = (bytes + piece_bytes - 1) / piece_bytes;
+        if (helpers_.empty() || pieces < 2) {
             std::memcpy(dst, src, bytes);
             return;
         }
-        const std::size_t part = (bytes / shares + 63) / 64 * 64; // whole cache lines
+        Job job{dst, src, bytes, pieces, 0};
         {
             const std::lock_guard lock(mutex_);
-            for (std::size_t index = 0; index < shares - 1; ++index) {
-                parts_[index] = {dst + index * part, src + index * part, part};
-            }
-            for (std::size_t index = shares - 1; index < parts_.size(); ++index) {
-                parts_[index] = {};
-            }
-            // Waits for the helpers with a part alone: one waking late for an empty part would add
-            // its wake-up to the copy's time.
-            pending_ = shares - 1;
-            ++round_;
+            job.round = ++round_ & round_mask;
+            job_ = job;
+            claimed_.store(job.round << 32, std::memory_order_relaxed);
+            finished_.store(0, std::memory_order_relaxed);
         }
         work_.notify_all();
-        const std::size_t mine = (shares - 1) * part;
-        std::memcpy(dst + mine, src + mine, bytes - mine);
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return pending_ == 0; });
+        take(job);
+        // The pieces the helpers claimed and have not finished: a piece's copy, a few microseconds.
+        while (finished_.load(std::memory_order_acquire) != pieces) {
+            std::this_thread::yield();
+        }
     }
 
 private:
-    struct Part {
+    /// 64 KiB: 16 pieces to a MiB, each a few microseconds of memcpy.
+    static constexpr std::size_t piece_bytes = std::size_t{64} << 10;
+    static constexpr std::uint64_t round_mask = 0xffffffff;
+
+    struct Job {
         char* dst = nullptr;
         const char* src = nullptr;
         std::size_t bytes = 0;
+        std::size_t pieces = 0;
+        std::uint64_t round = 0; ///< which copy, in claimed_'s high half
     };
 
-    void serve(std::size_t index)
+    /// Claims and copies pieces of `job` until none is left. A helper still holding an earlier
+    /// round's job finds claimed_ in another round and claims nothing.
+    void take(const Job& job)
     {
-        std::size_t seen = 0;
+        std::uint64_t seen = claimed_.load(std::memory_order_relaxed);
+        while ((seen >> 32) == job.round && (seen & round_mask) < job.pieces) {
+            if (!claimed_.compare_exchange_weak(seen, seen + 1, std::memory_order_relaxed)) {
+                continue; // `seen` now holds the current count
+            }
+            const std::size_t at = (seen & round_mask) * piece_bytes;
+            std::memcpy(job.dst + at, job.src + at, std::min(piece_bytes, job.bytes - at));
+            finished_.fetch_add(1, std::memory_order_release);
+            seen = claimed_.load(std::memory_order_relaxed);
+        }
+    }
+
+    void serve()
+    {
+        std::uint64_t seen = 0;
         std::unique_lock lock(mutex_);
         while (true) {
             work_.wait(lock, [&] { return stopping_ || round_ != seen; });
@@ -323,24 +344,21 @@ private:
                 return;
             }
             seen = round_;
-            const Part part = parts_[index];
-            if (part.bytes == 0) {
-                continue;
-            }
+            const Job job = job_;
             lock.unlock();
-            std::memcpy(part.dst, part.src, part.bytes);
+            take(job);
             lock.lock();
-            if (--pending_ == 0) {
-                done_.notify_one();
-            }
         }
     }
 
     std::mutex mutex_;
-    std::condition_variable work_, done_;
-    std::vector<Part> parts_; ///< each helper's part of the round; empty for one with none
-    std::size_t round_ = 0;   ///< counts copies, so that a helper takes each part once
-    std::size_t pending_ = 0; ///< helpers with a part yet to finish the round
+    std::condition_variable work_;
+    Job job_;                 ///< the latest copy, read by a helper as it wakes
+    std::uint64_t round_ = 0; ///< counts copies, so that a helper wakes once for each
+    /// The round (high half) and how many of its pieces are claimed (low half), one word, so that a
+    /// claim is of the round it read.
+    std::atomic<std::uint64_t> claimed_{0};
+    std::atomic<std::size_t> finished_{0}; ///< the round's pieces copied
     bool stopping_ = false;
     std::vector<std::thread> helpers_;
 };
@@ -349,7 +367,7 @@ private:
 // (1 GiB in 133 ms against 87 ms, an H100), and small copies cost half as much again (HotSpot's
 // 1 MiB: 0.30 ms host→device against 0.19). CUDA's driver stages pageable memory through pinned
 // buffers in a pipeline; so does this: chunks through a few pinned slots, the host's copy of
-// one chunk (split among threads: CopyCrew) beside the DMA of the others. A write returns once
+// one chunk (shared among threads: CopyCrew) beside the DMA of the others. A write returns once
 // its last chunk is in a slot, the host's memory free again; a read returns once the last chunk
 // is in host memory, as CUDA's pageable copies do. A staged transfer is several commands: another
 // thread's commands on the queue may fall between them, as they may between any two calls.

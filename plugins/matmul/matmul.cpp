@@ -85,7 +85,8 @@ const std::vector<BlockedTiles>& blocked_candidates()
         {128, 128, 8, 8, 8},     {128, 128, 16, 8, 8},      {128, 64, 16, 8, 4},       {64, 128, 16, 4, 8},
         {128, 64, 16, 8, 8},     {64, 128, 16, 8, 8},       {64, 64, 16, 4, 4},        {64, 64, 16, 8, 8},
         {64, 32, 16, 4, 4},      {32, 64, 16, 4, 4},        {32, 32, 16, 4, 4},        {128, 128, 8, 8, 8, 2},
-        {128, 128, 16, 8, 8, 2}, {128, 128, 8, 8, 8, 2, 2}, {128, 128, 8, 8, 8, 2, 4}, {64, 64, 16, 8, 8, 1, 2}};
+        {128, 128, 16, 8, 8, 2}, {128, 128, 8, 8, 8, 2, 2}, {128, 128, 8, 8, 8, 2, 4}, {64, 64, 16, 8, 8, 1, 2},
+        {128, 128, 16, 8, 16},   {128, 128, 16, 16, 8}};
     return candidates;
 }
 
@@ -147,6 +148,13 @@ bool splits_tried(DeviceType type, std::size_t size)
     return type == DeviceType::gpu && size <= 2048;
 }
 
+/// Whether a search on a device of `type` tries `tiles`' thread tile: 128 results a thread only on
+/// a GPU, whose register file holds them (on a CPU device they are one more build to wait for).
+bool thread_tile_tried(DeviceType type, const BlockedTiles& tiles)
+{
+    return type == DeviceType::gpu || tiles.tm * tiles.tn <= 64;
+}
+
 /// Whether blocks an SM (`@2`) is a register ceiling on `device`: on CUDA and NVIDIA's OpenCL.
 bool register_ceiling_applies(const Device& device)
 {
@@ -170,11 +178,13 @@ std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles)
 
 std::vector<BlockedTiles> search_candidates(const Device& device, std::size_t size)
 {
-    const bool splits = splits_tried(device.properties().type, size);
+    const DeviceType type = device.properties().type;
+    const bool splits = splits_tried(type, size);
     const bool ceiling = register_ceiling_applies(device);
     std::vector<BlockedTiles> tried;
     for (const auto& candidate : blocked_candidates()) {
-        if ((candidate.split_k == 1 || splits) && (candidate.blocks_per_sm == 1 || ceiling)) {
+        if ((candidate.split_k == 1 || splits) && (candidate.blocks_per_sm == 1 || ceiling) &&
+            thread_tile_tried(type, candidate)) {
             tried.push_back(candidate);
         }
     }
@@ -188,7 +198,12 @@ namespace {
 BlockedTiles search_tiles(const Device& device, std::size_t size)
 {
     const std::string tuned = "matmul_blocked tiles at " + std::to_string(size);
-    const std::string sources = tuning_source(kernels::matmul());
+    // Keyed by the candidates too: a choice made among fewer is searched again.
+    const std::vector<BlockedTiles> candidates = search_candidates(device, size);
+    std::string sources = tuning_source(kernels::matmul()) + "\ncandidates";
+    for (const auto& candidate : candidates) {
+        sources += " " + candidate.name();
+    }
     if (const auto kept = load_tuning(device, tuned, sources)) {
         if (const auto tiles = parse_tiles(*kept); tiles && !tiles->invalid_reason()) {
             return *tiles;
@@ -203,7 +218,7 @@ BlockedTiles search_tiles(const Device& device, std::size_t size)
     queue.fill(b, 1.0f);
     std::optional<BlockedTiles> best;
     double best_ms = 0;
-    for (const auto& candidate : search_candidates(device, size)) {
+    for (const auto& candidate : candidates) {
         try {
             const Launcher launcher(device, "blocked", candidate);
             launcher.run(queue, a, b, c, shape); // the first launch loads the module

@@ -32,7 +32,7 @@ struct Setting {
 };
 constexpr Setting settings[] = {
     {"on", nullptr, nullptr, nullptr},
-    {"on", "65536", "2", "3"},   // many small chunks, two slots, each copy split three ways
+    {"on", "262144", "2", "3"},  // many chunks of four 64 KiB pieces, two slots, three threads
     {"on", "1048576", "3", "2"}, // chunks of 1 MiB in three slots
     {"off", nullptr, nullptr, nullptr},
 };
