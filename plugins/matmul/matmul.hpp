@@ -98,10 +98,10 @@ std::uint64_t split_workspace_bytes(const Shape& shape, std::string_view tiles =
 std::vector<BlockedTiles> search_candidates(const Device& device, std::size_t size);
 
 /// The blocked kernel's tiles for products of `shape` on `device`: the tuner's choice for its size
-/// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class and
-/// matmul's kernel sources), else a search now over search_candidates(), each the best of three
-/// products of the class's size, whose winner is stored for later runs. A candidate the device
-/// cannot build or launch is passed over; if none can run, the defaults.
+/// class (tuning_size) kept in the kernel cache (keyed by the device, its driver, the class, the
+/// candidates searched and matmul's kernel sources), else a search now over search_candidates(),
+/// each the best of three products of the class's size, whose winner is stored for later runs. A
+/// candidate the device cannot build or launch is passed over; if none can run, the defaults.
 BlockedTiles tuned_tiles(const Device& device, const Shape& shape);
 
 /// Builds the kernels (or opens the vendor BLAS) once per device and variant; runs are then cheap.
