@@ -281,6 +281,9 @@ public:
         }
     }
 
+    /// 64 KiB: 16 pieces to a MiB, each a few microseconds of memcpy.
+    static constexpr std::size_t piece_bytes = std::size_t{64} << 10;
+
     /// memcpy, in pieces among the caller and whichever helpers wake in time.
     void copy(char* dst, const char* src, std::size_t bytes)
     {
@@ -306,8 +309,6 @@ public:
     }
 
 private:
-    /// 64 KiB: 16 pieces to a MiB, each a few microseconds of memcpy.
-    static constexpr std::size_t piece_bytes = std::size_t{64} << 10;
     static constexpr std::uint64_t round_mask = 0xffffffff;
 
     struct Job {
@@ -451,7 +452,7 @@ private:
     /// 0.121 and 0.141).
     std::size_t chunk_bytes(std::size_t bytes) const
     {
-        constexpr std::size_t least = std::size_t{256} << 10, piece = std::size_t{64} << 10;
+        constexpr std::size_t least = std::size_t{256} << 10, piece = CopyCrew::piece_bytes;
         const std::size_t half = (bytes / 2 + piece - 1) / piece * piece;
         return std::min({slot_bytes_, bytes, std::max(half, least)});
     }

@@ -3,7 +3,7 @@
 // work-items touch neighbouring addresses. Indices are 32-bit: the launcher refuses matrices of
 // 2^32 elements or more.
 
-// A tile search builds the blocked kernels alone, some sixteen times over (MATMUL_BLOCKED_ONLY).
+// A tile search builds the blocked kernels alone, once for each candidate (MATMUL_BLOCKED_ONLY).
 #ifndef MATMUL_BLOCKED_ONLY
 // Every product of row `row` of A with column `col` of B, read straight from global memory.
 __kernel void matmul_naive(__global const float* a, __global const float* b, __global float* c, const uint m,

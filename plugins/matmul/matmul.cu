@@ -3,7 +3,7 @@
 // element of C; x runs along the columns, so neighbouring threads touch neighbouring addresses.
 // Indices are 32-bit: the launcher refuses matrices of 2^32 elements or more.
 
-// A tile search builds the blocked kernels alone, some sixteen times over (MATMUL_BLOCKED_ONLY).
+// A tile search builds the blocked kernels alone, once for each candidate (MATMUL_BLOCKED_ONLY).
 #ifndef MATMUL_BLOCKED_ONLY
 // Every product of row `row` of A with column `col` of B, read straight from global memory.
 extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c, unsigned int m, unsigned int n,
